@@ -1,0 +1,176 @@
+#!/bin/sh
+# Build one kernel flavour from Debian's linux-source-6.12 in the cache.
+#
+#   tools/kernel.sh FLAVOUR        FLAVOUR: patched | baseline | debug
+#   tools/kernel.sh --tree FLAVOUR print the source tree of FLAVOUR
+#   tools/kernel.sh --builddir FLAVOUR
+#
+# Layout under $CACHE/src/<package version>/:
+#   base/               the unpacked package, a git repo, tag "base"
+#   patched/            git worktree: base + kernel-patches/series (git am)
+#   <tree>/.build-<f>/  out-of-tree build dir (a direct subdirectory, so the
+#                       kernel uses relative paths and ccache can share)
+# A build whose key (package version, series, config fragments) matches the
+# stamp in its build dir is not rerun.
+set -eu
+TOOL=kernel
+. "$(dirname "$0")/lib.sh"
+
+PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio ccache zstd xz-utils git"
+PATCHDIR=$TOPDIR/kernel-patches
+CFGDIR=$PATCHDIR/configs
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+mode=build
+case "${1:-}" in
+--tree) mode=tree; shift ;;
+--builddir) mode=builddir; shift ;;
+esac
+flavour=${1:-patched}
+case $flavour in
+baseline) frags="base.config" ;;
+patched) frags="base.config patched.config" ;;
+debug) frags="base.config patched.config debug.config" ;;
+nonuma) frags="base.config patched.config nonuma.config" ;;
+nothp) frags="base.config patched.config nothp.config" ;;
+*) die "unknown flavour '$flavour' (patched, baseline, debug, nonuma, nothp)" ;;
+esac
+
+ver=$(pkg_version || true)
+if [ -z "$ver" ]; then
+	ensure_packages $PKGS
+	ver=$(pkg_version)
+fi
+SRC=$CACHE/src/$ver
+BASE=$SRC/base
+PATCHED=$SRC/patched
+[ "$flavour" = baseline ] && tree=$BASE || tree=$PATCHED
+BUILD=$tree/.build-$flavour
+
+case $mode in
+tree) echo "$tree"; exit 0 ;;
+builddir) echo "$BUILD"; exit 0 ;;
+esac
+
+ensure_packages $PKGS
+mkdir -p "$CACHE/logs"
+LOG=$CACHE/logs/kernel-$flavour.log
+
+series_files() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series" | while read -r p; do
+		echo "$PATCHDIR/$p"
+	done
+}
+
+unpack_base() {
+	[ -f "$BASE/.thpnuma-unpacked" ] && return 0
+	need_disk 6000 "unpacking linux-source $ver"
+	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	[ -n "$tarball" ] || die "no /usr/src/linux-source-6.12.tar.*; reinstall linux-source-6.12"
+	say "unpacking $tarball ($ver) into $BASE"
+	rm -rf "$BASE" "$SRC/unpack"
+	mkdir -p "$SRC/unpack"
+	tar -C "$SRC/unpack" -xf "$tarball"
+	mv "$SRC/unpack"/linux-source-6.12 "$BASE"
+	rmdir "$SRC/unpack"
+	say "importing the tree into git (once)"
+	(cd "$BASE" && git init -q && git add -f -A . &&
+		git -c user.name=thp-numa -c user.email=thp-numa@localhost \
+			commit -q -m "Debian linux-source-6.12 $ver" && git tag base)
+	printf '.build-*\n' >>"$BASE/.git/info/exclude"
+	touch "$BASE/.thpnuma-unpacked"
+}
+
+apply_series() {
+	key=$(series_files | xargs cat | sha256sum | cut -c1-12)
+	if [ -f "$PATCHED/.thpnuma-series" ] && [ "$(cat "$PATCHED/.thpnuma-series")" = "$key" ]; then
+		return 0
+	fi
+	if [ ! -e "$PATCHED/.git" ]; then
+		git -C "$BASE" worktree prune
+		git -C "$BASE" worktree add -q --detach "$PATCHED" base
+	fi
+	say "applying kernel-patches/series to $ver"
+	(cd "$PATCHED" && git am --abort >/dev/null 2>&1 || true)
+	git -C "$PATCHED" checkout -q --detach base
+	n=0
+	for p in $(series_files); do
+		n=$((n + 1))
+		if ! git -C "$PATCHED" -c user.name=thp-numa -c user.email=thp-numa@localhost \
+			am -q --keep-cr "$p" >>"$LOG" 2>&1; then
+			git -C "$PATCHED" am --abort >/dev/null 2>&1 || true
+			rm -f "$PATCHED/.thpnuma-series"
+			die "patch $n ($(basename "$p")) does not apply to linux-source-6.12 $ver; rebase it (log: $LOG)"
+		fi
+	done
+	echo "$key" >"$PATCHED/.thpnuma-series"
+	say "applied $n patches"
+}
+
+configure() {
+	mkdir -p "$BUILD"
+	set --
+	for f in $frags; do set -- "$@" "$CFGDIR/$f"; done
+	say "configuring $flavour: x86_64_defconfig + kvm_guest.config + $frags"
+	make -s -C "$tree" O="$BUILD" x86_64_defconfig >>"$LOG" 2>&1
+	make -s -C "$tree" O="$BUILD" kvm_guest.config >>"$LOG" 2>&1
+	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$BUILD" "$BUILD/.config" "$@") >>"$LOG" 2>&1
+	make -s -C "$tree" O="$BUILD" olddefconfig >>"$LOG" 2>&1
+	# Every option a fragment asks for must have stuck.
+	bad=
+	for f in "$@"; do
+		for line in $(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
+			-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=n/p' "$f"); do
+			opt=${line%%=*}
+			want=${line#*=}
+			got=$(sed -n -e "s/^$opt=\(.*\)$/\1/p" "$BUILD/.config")
+			[ -z "$got" ] && got=n
+			[ "$got" = "$want" ] || bad="$bad $opt(want $want, got $got, from $(basename "$f"))"
+		done
+	done
+	[ -z "$bad" ] || die "config options that did not stick after olddefconfig:$bad"
+}
+
+build() {
+	need_disk 3000 "building the $flavour kernel"
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	export CCACHE_BASEDIR=$SRC CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	total=$(cat "$CACHE/logs/objects-$flavour" 2>/dev/null || echo 3000)
+	say "building $flavour bzImage with $JOBS jobs (ccache $CCACHE_DIR); log: $LOG"
+	start=$(date +%s)
+	status=0
+	{ make -C "$tree" O="$BUILD" -j"$JOBS" CC="ccache gcc" \
+		KBUILD_BUILD_USER=thp-numa KBUILD_BUILD_HOST=testbed all 2>&1 || echo "MAKE-FAILED $?"; } |
+		tee -a "$LOG" | awk -v total="$total" -v fl="$flavour" -v start="$start" '
+		/^  (CC|AS|LD|AR)[ M]/ { n++; if (n % 250 == 0) {
+			printf("[kernel] %s: %d/~%d objects, %ds\n", fl, n, total, systime() - start) > "/dev/stderr"; fflush("/dev/stderr") } }
+		/MAKE-FAILED/ { failed = 1 }
+		END { if (n > 500) print n > ENVIRON["CACHE"] "/logs/objects-" fl ".new"; exit failed }' || status=$?
+	[ -f "$CACHE/logs/objects-$flavour.new" ] && mv "$CACHE/logs/objects-$flavour.new" "$CACHE/logs/objects-$flavour"
+	if [ "$status" != 0 ] || [ ! -f "$BUILD/arch/x86/boot/bzImage" ]; then
+		grep -E 'error|Error' "$LOG" | tail -n 15 >&2 || true
+		die "$flavour kernel build failed; full log: $LOG"
+	fi
+	say "built $flavour in $(($(date +%s) - start))s: $BUILD/arch/x86/boot/bzImage"
+}
+
+: >"$LOG"
+unpack_base
+[ "$tree" = "$PATCHED" ] && apply_series
+set --
+for f in $frags; do set -- "$@" "$CFGDIR/$f"; done
+key="$ver $(cat "$PATCHED/.thpnuma-series" 2>/dev/null || echo none) $(hash_files "$@")"
+[ "$tree" = "$BASE" ] && key="$ver base $(hash_files "$@")"
+if [ -f "$BUILD/.thpnuma-key" ] && [ "$(cat "$BUILD/.thpnuma-key")" = "$key" ] &&
+	[ -f "$BUILD/arch/x86/boot/bzImage" ]; then
+	say "$flavour kernel is up to date ($BUILD)"
+	exit 0
+fi
+if [ ! -f "$BUILD/.thpnuma-config" ] || [ "$(cat "$BUILD/.thpnuma-config")" != "$(hash_files "$@")" ]; then
+	configure
+	hash_files "$@" >"$BUILD/.thpnuma-config"
+fi
+rm -f "$BUILD/.thpnuma-key"
+build
+echo "$key" >"$BUILD/.thpnuma-key"

@@ -1,0 +1,50 @@
+# Shared helpers for the test bed's shell tools.  POSIX sh, sourced.
+# shellcheck shell=sh
+
+: "${CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/thp-numa}"
+TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+export CACHE TOPDIR
+
+say() { printf '[%s] %s\n' "${TOOL:-thp-numa}" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "${TOOL:-thp-numa}" "$*" >&2; exit 1; }
+
+# The linux-source package version we build against, e.g. 6.12.118-1~deb12u1.
+pkg_version() {
+	dpkg-query -W -f '${Version}' "${LINUX_SOURCE_PKG:-linux-source-6.12}" 2>/dev/null
+}
+
+# Short content hash of files (order matters), for cache keys.
+hash_files() {
+	cat "$@" 2>/dev/null | sha256sum | cut -c1-12
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "$1 needs root (run as root, or install first: $2)"
+}
+
+# Install missing Debian packages (names as arguments).  As non-root,
+# fail with the list so the user can install them.
+ensure_packages() {
+	missing=
+	for p in "$@"; do
+		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		die "missing Debian packages:$missing; install them as root: apt-get install$missing"
+	fi
+	say "installing Debian packages:$missing"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >"$CACHE/apt.log" 2>&1 || {
+		DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$CACHE/apt.log" 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >>"$CACHE/apt.log" 2>&1 ||
+			die "apt-get install$missing failed; see $CACHE/apt.log"
+	}
+}
+
+# Refuse to start a long step with too little disk.  $1: MiB needed, $2: what.
+need_disk() {
+	mkdir -p "$CACHE"
+	avail=$(df -Pm "$CACHE" | awk 'NR==2 {print $4}')
+	[ "$avail" -ge "$1" ] || die "$2 needs ${1} MiB free under $CACHE, only ${avail} MiB left (free space or set CACHE=)"
+}
