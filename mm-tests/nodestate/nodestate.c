@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nodestate: put a NUMA node into a known allocation state, for tests.
+ *
+ *   echo free|frag|full > /sys/kernel/debug/nodestate/node<N>
+ *   cat /sys/kernel/debug/nodestate/node<N>      -> current state and counts
+ *
+ * FREE  nothing held; the node has whatever free blocks it has.
+ * FRAG  no free block of pageblock order or more, and compaction cannot
+ *       make one: every pageblock of the node holds a pinned page (one of
+ *       ours, or an extra reference on a page already in use), while all
+ *       other free memory is given back as smaller blocks.
+ * FULL  every free page is held down to the min watermark, below the low
+ *       watermark, and the blocks that the allocator keeps below min are
+ *       broken up too, so not even a min-watermark attempt finds a huge
+ *       page there.  Our pages are unmovable and unreclaimable.
+ *
+ * Loaded only in the test guest.  Not for production kernels.
+ */
+#include <linux/debugfs.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/pageblock-flags.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+enum ns_state { NS_FREE, NS_FRAG, NS_FULL };
+static const char * const ns_names[] = { "free", "frag", "full" };
+
+struct ns_node {
+	enum ns_state state;
+	struct list_head held;		/* our order-0 pages */
+	unsigned long nr_held;
+	struct xarray refs;		/* pageblock -> folio we hold a ref on */
+	unsigned long nr_refs;
+};
+
+static struct ns_node *ns_nodes[MAX_NUMNODES];
+static DEFINE_MUTEX(ns_lock);
+static struct dentry *ns_dir;
+
+static void ns_release(struct ns_node *n)
+{
+	struct page *page, *next;
+	struct folio *folio;
+	unsigned long idx;
+
+	list_for_each_entry_safe(page, next, &n->held, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+		cond_resched();
+	}
+	n->nr_held = 0;
+	xa_for_each(&n->refs, idx, folio) {
+		folio_put(folio);
+		xa_erase(&n->refs, idx);
+	}
+	n->nr_refs = 0;
+	n->state = NS_FREE;
+}
+
+static gfp_t ns_zone_gfp(enum zone_type zt)
+{
+	switch (zt) {
+#ifdef CONFIG_ZONE_DMA
+	case ZONE_DMA:
+		return GFP_DMA;
+#endif
+#ifdef CONFIG_ZONE_DMA32
+	case ZONE_DMA32:
+		return GFP_DMA32;
+#endif
+	default:
+		return 0;
+	}
+}
+
+/* Take order-0 pages from each zone of @nid until the min watermark stops us. */
+static void ns_sweep(int nid, struct ns_node *n)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int zt;
+
+	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
+		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
+			     __GFP_NOWARN) & ~__GFP_RECLAIM;
+		struct page *page;
+
+		if (!populated_zone(&pgdat->node_zones[zt]))
+			continue;
+		while ((page = alloc_pages_node(nid, gfp, 0))) {
+			list_add(&page->lru, &n->held);
+			n->nr_held++;
+			if (!(n->nr_held % 4096))
+				cond_resched();
+		}
+	}
+}
+
+/*
+ * Blocks of pageblock order and above that the min watermark kept free:
+ * take them ignoring watermarks, keep the first page of each, give back
+ * the rest, which can no longer merge into a block of that order.
+ */
+static void ns_break_high(int nid, struct ns_node *n)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int zt;
+
+	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
+		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
+			     __GFP_NOWARN | __GFP_MEMALLOC) & ~__GFP_RECLAIM;
+		struct page *page;
+		unsigned long i;
+
+		if (!populated_zone(&pgdat->node_zones[zt]))
+			continue;
+		while ((page = alloc_pages_node(nid, gfp, pageblock_order))) {
+			split_page(page, pageblock_order);
+			for (i = 1; i < pageblock_nr_pages; i++)
+				__free_page(page + i);
+			list_add(&page->lru, &n->held);
+			n->nr_held++;
+		}
+	}
+}
+
+/* Keep one held page per pageblock, give back the others. */
+static void ns_thin_out(struct ns_node *n)
+{
+	struct page *page, *next;
+	struct xarray seen;
+
+	xa_init(&seen);
+	list_for_each_entry_safe(page, next, &n->held, lru) {
+		unsigned long block = page_to_pfn(page) >> pageblock_order;
+
+		if (!xa_load(&seen, block) &&
+		    !xa_err(xa_store(&seen, block, xa_mk_value(1), GFP_KERNEL)))
+			continue;
+		list_del(&page->lru);
+		__free_page(page);
+		n->nr_held--;
+		cond_resched();
+	}
+	xa_destroy(&seen);
+}
+
+/*
+ * A pageblock where we hold nothing was fully in use when we swept.  If its
+ * pages are movable, compaction could empty it into the free pages we gave
+ * back: hold a reference on one of its pages so that migration fails.
+ */
+static void ns_pin_used_blocks(int nid, struct ns_node *n)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	struct xarray ours;
+	struct page *page;
+	int zt;
+
+	xa_init(&ours);
+	list_for_each_entry(page, &n->held, lru)
+		xa_store(&ours, page_to_pfn(page) >> pageblock_order,
+			 xa_mk_value(1), GFP_KERNEL);
+
+	for (zt = 0; zt < MAX_NR_ZONES; zt++) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		unsigned long pfn, end;
+
+		if (!populated_zone(zone))
+			continue;
+		pfn = ALIGN_DOWN(zone->zone_start_pfn, pageblock_nr_pages);
+		end = zone_end_pfn(zone);
+		for (; pfn < end; pfn += pageblock_nr_pages) {
+			unsigned long block = pfn >> pageblock_order, p;
+
+			if (xa_load(&ours, block) || xa_load(&n->refs, block))
+				continue;
+			for (p = max(pfn, zone->zone_start_pfn);
+			     p < min(pfn + pageblock_nr_pages, end); p++) {
+				struct folio *folio;
+
+				page = pfn_to_online_page(p);
+				if (!page || PageBuddy(page))
+					continue;
+				folio = page_folio(page);
+				if (!folio_try_get(folio))
+					continue;
+				if (page_folio(page) != folio ||
+				    xa_err(xa_store(&n->refs, block, folio, GFP_KERNEL))) {
+					folio_put(folio);
+					continue;
+				}
+				n->nr_refs++;
+				break;
+			}
+			cond_resched();
+		}
+	}
+	xa_destroy(&ours);
+}
+
+static int ns_set(int nid, enum ns_state state)
+{
+	struct ns_node *n = ns_nodes[nid];
+
+	ns_release(n);
+	if (state == NS_FREE)
+		return 0;
+	ns_sweep(nid, n);
+	ns_break_high(nid, n);
+	if (state == NS_FRAG) {
+		ns_thin_out(n);
+		ns_pin_used_blocks(nid, n);
+	}
+	n->state = state;
+	return 0;
+}
+
+static ssize_t ns_write(struct file *file, const char __user *ubuf,
+			size_t count, loff_t *ppos)
+{
+	int nid = (long)file_inode(file)->i_private;
+	char buf[16];
+	int state, ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	state = sysfs_match_string(ns_names, buf);
+	if (state < 0)
+		return -EINVAL;
+
+	mutex_lock(&ns_lock);
+	ret = ns_set(nid, state);
+	mutex_unlock(&ns_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t ns_read(struct file *file, char __user *ubuf, size_t count,
+		       loff_t *ppos)
+{
+	int nid = (long)file_inode(file)->i_private;
+	struct ns_node *n = ns_nodes[nid];
+	char buf[128];
+	int len;
+
+	mutex_lock(&ns_lock);
+	len = scnprintf(buf, sizeof(buf), "%s held=%lu refs=%lu\n",
+			ns_names[n->state], n->nr_held, n->nr_refs);
+	mutex_unlock(&ns_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations ns_fops = {
+	.owner = THIS_MODULE,
+	.read = ns_read,
+	.write = ns_write,
+	.llseek = default_llseek,
+};
+
+static void ns_cleanup(void)
+{
+	int nid;
+
+	debugfs_remove_recursive(ns_dir);
+	for_each_node(nid) {
+		if (!ns_nodes[nid])
+			continue;
+		ns_release(ns_nodes[nid]);
+		kfree(ns_nodes[nid]);
+		ns_nodes[nid] = NULL;
+	}
+}
+
+static int __init ns_init(void)
+{
+	char name[16];
+	int nid;
+
+	ns_dir = debugfs_create_dir("nodestate", NULL);
+	for_each_node_state(nid, N_MEMORY) {
+		struct ns_node *n = kzalloc(sizeof(*n), GFP_KERNEL);
+
+		if (!n) {
+			ns_cleanup();
+			return -ENOMEM;
+		}
+		INIT_LIST_HEAD(&n->held);
+		xa_init(&n->refs);
+		ns_nodes[nid] = n;
+		snprintf(name, sizeof(name), "node%d", nid);
+		debugfs_create_file(name, 0600, ns_dir, (void *)(long)nid, &ns_fops);
+	}
+	return 0;
+}
+
+static void __exit ns_exit(void)
+{
+	mutex_lock(&ns_lock);
+	ns_cleanup();
+	mutex_unlock(&ns_lock);
+}
+
+module_init(ns_init);
+module_exit(ns_exit);
+MODULE_DESCRIPTION("Put NUMA nodes into FREE, FRAG or FULL allocation states for tests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the guest tests: kselftest-style TAP, THP sysfs
+ * settings saved and restored, node-state control, and page-by-page
+ * placement (node from move_pages(), size from PAGEMAP_SCAN and
+ * kpageflags, distance class from the SLIT in sysfs).
+ *
+ * Header-only so each test is one C file; every test includes this one
+ * copy.  Needs root in the guest (pagemap PFNs, kpageflags, debugfs).
+ */
+#ifndef THP_NUMA_PLACEMENT_H
+#define THP_NUMA_PLACEMENT_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#define PAGE_SZ		4096UL
+#define HPAGE_SZ	(2UL << 20)
+#define MAX_NODES	16
+#define KPF_THP_BIT	22
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* ---- TAP ---------------------------------------------------------------- */
+
+static int tap_n, tap_pass, tap_fail, tap_skip;
+
+static inline void tap_plan(int n)
+{
+	printf("TAP version 13\n1..%d\n", n);
+	fflush(stdout);
+}
+
+static inline void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static inline void tap_result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d ", ok ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	ok ? tap_pass++ : tap_fail++;
+}
+
+static inline void tap_skipped(const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP %s\n", why);
+	fflush(stdout);
+	tap_skip++;
+}
+
+static inline int tap_finish(void)
+{
+	printf("# Totals: pass:%d fail:%d skip:%d\n", tap_pass, tap_fail, tap_skip);
+	return tap_fail ? 1 : 0;
+}
+
+/* ---- small sysfs helpers ------------------------------------------------ */
+
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* "always [madvise] never" -> "madvise" */
+static inline void bracketed(const char *in, char *out, size_t len)
+{
+	const char *a = strchr(in, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (!a || !b || (size_t)(b - a) > len) {
+		snprintf(out, len, "%.*s", (int)len - 1, in);
+		return;
+	}
+	snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
+}
+
+/* ---- THP settings, saved once and restored at exit ---------------------- */
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+static const char *const thp_knobs[] = { "enabled", "defrag", "numa_fallback" };
+static char thp_saved[3][64];
+static bool thp_have[3];
+
+static inline void thp_restore(void)
+{
+	char path[128];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!thp_have[i])
+			continue;
+		snprintf(path, sizeof(path), THP_DIR "%s", thp_knobs[i]);
+		write_file(path, thp_saved[i]);
+	}
+}
+
+static inline void thp_restore_on_signal(int sig)
+{
+	thp_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static inline void thp_save(void)
+{
+	char path[128], buf[256];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), THP_DIR "%s", thp_knobs[i]);
+		if (read_file(path, buf, sizeof(buf)))
+			continue;
+		bracketed(buf, thp_saved[i], sizeof(thp_saved[i]));
+		thp_have[i] = true;
+	}
+	atexit(thp_restore);
+	signal(SIGINT, thp_restore_on_signal);
+	signal(SIGTERM, thp_restore_on_signal);
+	signal(SIGSEGV, thp_restore_on_signal);
+	signal(SIGABRT, thp_restore_on_signal);
+}
+
+static inline int thp_set(const char *knob, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), THP_DIR "%s", knob);
+	return write_file(path, val);
+}
+
+static inline bool have_numa_fallback(void)
+{
+	return access(THP_DIR "numa_fallback", F_OK) == 0;
+}
+
+/* ---- topology ------------------------------------------------------------ */
+
+static int nr_nodes;			/* nodes with memory, 0..nr_nodes-1 */
+static int slit[MAX_NODES][MAX_NODES];
+
+static inline int topo_init(void)
+{
+	char path[96], buf[256], *p;
+	int i, j;
+
+	for (i = 0; i < MAX_NODES; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/distance", i);
+		if (read_file(path, buf, sizeof(buf)))
+			break;
+		for (j = 0, p = buf; j < MAX_NODES && *p; j++)
+			slit[i][j] = strtol(p, &p, 10);
+	}
+	nr_nodes = i;
+	return nr_nodes;
+}
+
+/* Distance class of @mem seen from @cpu: rank of its distinct SLIT value. */
+static inline int dist_class(int cpu_node, int mem_node)
+{
+	int d = slit[cpu_node][mem_node], j, k, rank = 0;
+
+	for (j = 0; j < nr_nodes; j++) {
+		bool seen = false;
+
+		if (slit[cpu_node][j] >= d)
+			continue;
+		for (k = 0; k < j; k++)
+			if (slit[cpu_node][k] == slit[cpu_node][j])
+				seen = true;
+		if (!seen)
+			rank++;
+	}
+	return rank;
+}
+
+/* Nodes in the order a zonelist of @from walks them (distance, then id). */
+static inline int walk_order(int from, int *order)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < nr_nodes; i++)
+		order[n++] = i;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (slit[from][order[j]] < slit[from][order[i]] ||
+			    (slit[from][order[j]] == slit[from][order[i]] &&
+			     order[j] < order[i])) {
+				int t = order[i];
+
+				order[i] = order[j];
+				order[j] = t;
+			}
+	return n;
+}
+
+static inline int node_first_cpu(int node)
+{
+	char path[96], buf[256];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	if (read_file(path, buf, sizeof(buf)) || !buf[0])
+		return -1;
+	return atoi(buf);
+}
+
+static inline int run_on_node(int node)
+{
+	int cpu = node_first_cpu(node);
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* ---- node states (mm-tests/nodestate module) ----------------------------- */
+
+enum nstate { FREE, FRAG, FULL };
+static const char *const nstate_name[] = { "FREE", "FRAG", "FULL" };
+
+static inline int node_state_set(int node, enum nstate s)
+{
+	static const char *const val[] = { "free", "frag", "full" };
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/nodestate/node%d", node);
+	return write_file(path, val[s]);
+}
+
+/*
+ * Free blocks of at least pageblock order on @node that a normal
+ * allocation could use (HighAtomic and Isolate blocks do not count), and
+ * free/low watermark pages of its largest zone, from /proc.
+ */
+struct node_mem {
+	long huge_blocks;
+	long free, low, min;
+};
+
+static inline int node_mem_read(int node, struct node_mem *m)
+{
+	char line[1024], zone[32], type[32];
+	bool in_node = false, in_zone = false;
+	FILE *f;
+	int nid;
+
+	memset(m, 0, sizeof(*m));
+	f = fopen("/proc/pagetypeinfo", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		long c[11] = { 0 };
+
+		if (sscanf(line, "Node %d, zone %31s type %31s %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
+			   &nid, zone, type, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
+			   &c[6], &c[7], &c[8], &c[9], &c[10]) >= 13 && nid == node &&
+		    (!strcmp(type, "Unmovable") || !strcmp(type, "Movable") ||
+		     !strcmp(type, "Reclaimable")))
+			m->huge_blocks += c[9] + c[10];
+	}
+	fclose(f);
+
+	/* Largest populated zone of the node: Normal if it has one. */
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		long v;
+
+		if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2) {
+			in_node = nid == node;
+			in_zone = in_node;
+			continue;
+		}
+		if (!in_zone)
+			continue;
+		if (sscanf(line, " pages free %ld", &v) == 1) {
+			if (v == 0)
+				continue;
+			m->free = v;
+		} else if (sscanf(line, " min %ld", &v) == 1 && m->free) {
+			m->min = v;
+		} else if (sscanf(line, " low %ld", &v) == 1 && m->free) {
+			m->low = v;
+			in_zone = false;	/* keep the last zone with pages */
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Does @node really look like @s?  Fills @why when it does not. */
+static inline bool node_state_check(int node, enum nstate s, char *why, size_t len)
+{
+	struct node_mem m;
+
+	if (node_mem_read(node, &m)) {
+		snprintf(why, len, "cannot read /proc/pagetypeinfo or zoneinfo");
+		return false;
+	}
+	switch (s) {
+	case FREE:
+		if (m.huge_blocks >= 16 && m.free > m.low)
+			return true;
+		break;
+	case FRAG:
+		if (m.huge_blocks == 0 && m.free > 2 * m.low + 4096)
+			return true;
+		break;
+	case FULL:
+		if (m.huge_blocks == 0 && m.free < m.low)
+			return true;
+		break;
+	}
+	snprintf(why, len, "node%d not %s: %ld free blocks >= 2M, free %ld low %ld min %ld pages",
+		 node, nstate_name[s], m.huge_blocks, m.free, m.low, m.min);
+	return false;
+}
+
+/* ---- page-by-page placement ---------------------------------------------- */
+
+enum psize { SZ_4K, SZ_MTHP, SZ_THP, NR_SIZES };
+static const char *const psize_name[] = { "4k", "mTHP", "THP" };
+
+struct placement {
+	long pages;				/* 4k pages looked at */
+	long cnt[MAX_NODES][NR_SIZES];		/* by node and size */
+	long unplaced;				/* not present or no node */
+};
+
+/* Page-by-page node and size of [addr, addr + len). */
+static inline int placement_measure(void *addr, size_t len, struct placement *pl)
+{
+	long n = len / PAGE_SZ, i;
+	void **pages = calloc(n, sizeof(void *));
+	int *status = calloc(n, sizeof(int));
+	uint64_t *pm = calloc(n, sizeof(uint64_t));
+	unsigned char *huge = calloc(n, 1);
+	struct page_region *regs = calloc(n, sizeof(*regs));
+	struct pm_scan_arg arg;
+	int fd = -1, kfd = -1, ret = -1;
+	long r;
+
+	memset(pl, 0, sizeof(*pl));
+	if (!pages || !status || !pm || !huge || !regs)
+		goto out;
+	for (i = 0; i < n; i++)
+		pages[i] = (char *)addr + i * PAGE_SZ;
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0))
+		goto out;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	kfd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0 || kfd < 0)
+		goto out;
+	if (pread(fd, pm, n * sizeof(uint64_t), (uintptr_t)addr / PAGE_SZ * 8) !=
+	    (ssize_t)(n * sizeof(uint64_t)))
+		goto out;
+
+	/* PMD-mapped ranges: PAGEMAP_SCAN's PAGE_IS_HUGE. */
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.start = (uintptr_t)addr;
+	arg.end = (uintptr_t)addr + len;
+	arg.vec = (uintptr_t)regs;
+	arg.vec_len = n;
+	arg.category_mask = PAGE_IS_HUGE | PAGE_IS_PRESENT;
+	arg.return_mask = PAGE_IS_HUGE;
+	r = ioctl(fd, PAGEMAP_SCAN, &arg);
+	if (r < 0)
+		goto out;
+	while (r-- > 0)
+		for (i = (regs[r].start - (uintptr_t)addr) / PAGE_SZ;
+		     i < (long)((regs[r].end - (uintptr_t)addr) / PAGE_SZ); i++)
+			huge[i] = 1;
+
+	for (i = 0; i < n; i++) {
+		uint64_t pfn = pm[i] & ((1ULL << 55) - 1), kf = 0;
+		enum psize sz = SZ_4K;
+
+		pl->pages++;
+		if (!(pm[i] >> 63) || status[i] < 0 || status[i] >= MAX_NODES) {
+			pl->unplaced++;
+			continue;
+		}
+		if (huge[i])
+			sz = SZ_THP;
+		else if (pread(kfd, &kf, 8, pfn * 8) == 8 && (kf >> KPF_THP_BIT) & 1)
+			sz = SZ_MTHP;
+		pl->cnt[status[i]][sz]++;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (kfd >= 0)
+		close(kfd);
+	free(pages);
+	free(status);
+	free(pm);
+	free(huge);
+	free(regs);
+	return ret;
+}
+
+/* Fold by distance class from @cpu_node: hist[class][size] in pages. */
+static inline void placement_by_class(const struct placement *pl, int cpu_node,
+			       long hist[MAX_NODES][NR_SIZES])
+{
+	int node, s;
+
+	memset(hist, 0, sizeof(long) * MAX_NODES * NR_SIZES);
+	for (node = 0; node < nr_nodes; node++)
+		for (s = 0; s < NR_SIZES; s++)
+			hist[dist_class(cpu_node, node)][s] += pl->cnt[node][s];
+}
+
+/* Class and size holding most of the pages. */
+static inline void placement_majority(long hist[MAX_NODES][NR_SIZES], int *cls, int *sz)
+{
+	long best = -1;
+	int c, s;
+
+	for (c = 0; c < MAX_NODES; c++)
+		for (s = 0; s < NR_SIZES; s++)
+			if (hist[c][s] > best) {
+				best = hist[c][s];
+				*cls = c;
+				*sz = s;
+			}
+}
+
+/* "D0 THP 0% | D0 4k 100% | D1 THP 0% ..." */
+static inline char *placement_format(long hist[MAX_NODES][NR_SIZES], long total,
+			      char *buf, size_t len)
+{
+	int classes = 0, c, s, off = 0, node;
+
+	for (node = 0; node < nr_nodes; node++)
+		if (dist_class(0, node) + 1 > classes)
+			classes = dist_class(0, node) + 1;
+	for (c = 0; c < MAX_NODES; c++)
+		for (s = 0; s < NR_SIZES; s++)
+			if (hist[c][s] && c + 1 > classes)
+				classes = c + 1;
+	buf[0] = '\0';
+	for (c = 0; c < classes; c++)
+		for (s = NR_SIZES - 1; s >= 0; s--) {
+			if (s == SZ_MTHP && !hist[c][s])
+				continue;
+			off += snprintf(buf + off, len - off, "%sD%d %s %ld%%",
+					off ? " | " : "", c, psize_name[s],
+					total ? (hist[c][s] * 100 + total / 2) / total : 0);
+			if ((size_t)off >= len)
+				return buf;
+		}
+	return buf;
+}
+
+/* An anonymous region aligned to 2M, so every 2M range can be a THP. */
+static inline void *map_aligned(size_t len)
+{
+	char *p = mmap(NULL, len + HPAGE_SZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + HPAGE_SZ - 1) & ~(HPAGE_SZ - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + len, (p + len + HPAGE_SZ) - (a + len));
+	return a;
+}
+
+/* Sum of a /proc/vmstat counter, or -1. */
+static inline long vmstat(const char *name)
+{
+	char line[256], key[128];
+	long v, ret = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld", key, &v) == 2 && !strcmp(key, name))
+			ret = v;
+	fclose(f);
+	return ret;
+}
+
+#endif /* THP_NUMA_PLACEMENT_H */

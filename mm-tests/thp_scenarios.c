@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scenario matrix of design.md section 4: put the nodes nearest to the
+ * faulting CPU into FREE/FRAG/FULL states, fault a region, and check page
+ * by page that most of it landed where the numa_fallback mode says.
+ *
+ *   thp_scenarios [-m node-first,guest,legacy] [-c cpu_node] [-s MiB]
+ *                 [-n] (no MADV_HUGEPAGE: enabled=always) [-r rows]
+ *
+ * rows: "epyc4" (the six rows of the design's table, default) or "deep"
+ * (rows that push the first fit to the third and fourth zonelist node).
+ * The expected placement comes from one function, expect(), applied to
+ * the mode, the states and the zonelist order; there are no per-row
+ * answers in this file.
+ */
+#include "placement.h"
+
+#define MAX_ROW 4
+
+struct row {
+	enum nstate st[MAX_ROW];	/* by zonelist position from the CPU */
+};
+
+static const struct row rows_epyc4[] = {
+	{ { FREE, FREE } }, { { FRAG, FREE } }, { { FULL, FREE } },
+	{ { FULL, FRAG } }, { { FRAG, FRAG } }, { { FULL, FULL } },
+};
+
+static const struct row rows_deep[] = {
+	{ { FULL, FULL, FRAG, FREE } }, { { FULL, FULL, FULL, FREE } },
+	{ { FRAG, FULL, FULL, FREE } }, { { FULL, FRAG, FULL, FREE } },
+	{ { FULL, FULL, FULL, FRAG } },
+};
+
+/*
+ * Which node and size a THP-eligible fault gets, given the state of each
+ * node in zonelist order.  FREE gives either size, FRAG only small pages,
+ * FULL nothing (without reclaim, which none of these paths needs).
+ */
+static void expect(const char *mode, bool madvise, const enum nstate *st,
+		   int n, int *pos, int *sz)
+{
+	int i;
+#define HUGE_OK(i) (st[i] == FREE)
+#define SMALL_OK(i) (st[i] != FULL)
+#define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
+
+	if (!strcmp(mode, "legacy")) {
+		/* 6.12: local THP, then (madvised) THP anywhere, then 4k. */
+		if (HUGE_OK(0))
+			GOT(0, SZ_THP);
+		for (i = 0; madvise && i < n; i++)
+			if (HUGE_OK(i))
+				GOT(i, SZ_THP);
+		for (i = 0; i < n; i++)
+			if (SMALL_OK(i))
+				GOT(i, SZ_4K);
+	} else if (!strcmp(mode, "node-first")) {
+		for (i = 0; i < n; i++) {
+			if (HUGE_OK(i))
+				GOT(i, SZ_THP);
+			if (SMALL_OK(i))
+				GOT(i, SZ_4K);
+		}
+	} else {	/* guest: small pages trail huge ones by one node */
+		for (i = 0; i <= n; i++) {
+			if (i < n && HUGE_OK(i))
+				GOT(i, SZ_THP);
+			if (i > 0 && SMALL_OK(i - 1))
+				GOT(i - 1, SZ_4K);
+		}
+	}
+	*pos = -1;
+	*sz = SZ_4K;
+#undef HUGE_OK
+#undef SMALL_OK
+#undef GOT
+}
+
+static const char *const counters[] = {
+	"thp_fault_huge_local", "thp_fault_huge_remote",
+	"thp_fault_small_local", "thp_fault_small_remote", "thp_fault_alloc",
+};
+
+static void reset_states(void)
+{
+	int i;
+
+	for (i = 0; i < nr_nodes; i++)
+		node_state_set(i, FREE);
+}
+
+static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
+		    const struct row *r, int depth, const char *rows_name)
+{
+	long hist[MAX_NODES][NR_SIZES], want[MAX_NODES][NR_SIZES];
+	long before[5], after[5], ranges = len / HPAGE_SZ;
+	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "";
+	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
+	enum nstate st[MAX_NODES];
+	int i, pos, sz, cls, gcls = -1, gsz = -1;
+	struct placement pl;
+	bool ok = true;
+	char *buf;
+
+	for (i = 0; i < n; i++)
+		st[i] = i < depth ? r->st[i] : FREE;
+	for (i = 0; i < depth && i < n; i++)
+		snprintf(st_s + strlen(st_s), sizeof(st_s) - strlen(st_s), "%s%s",
+			 i ? "," : "", nstate_name[st[i]]);
+	snprintf(desc, sizeof(desc), "%s cpu-node%d %s %s %s", rows_name, cpu_node,
+		 mode, madv ? "madvise" : "always", st_s);
+	if (depth > n) {
+		tap_skipped("topology has fewer nodes than the row", "%s", desc);
+		return;
+	}
+
+	/* Set FULL and FRAG nodes, then check every precondition. */
+	reset_states();
+	for (i = 0; i < n; i++)
+		if (st[i] != FREE && node_state_set(walk[i], st[i])) {
+			tap_result(false, "%s # precondition: cannot set node%d %s (is nodestate.ko loaded?)",
+				   desc, walk[i], nstate_name[st[i]]);
+			reset_states();
+			return;
+		}
+	for (i = 0; i < n; i++)
+		if (!node_state_check(walk[i], st[i], why, sizeof(why))) {
+			tap_result(false, "%s # precondition failed: %s", desc, why);
+			reset_states();
+			return;
+		}
+
+	for (i = 0; i < 5; i++)
+		before[i] = vmstat(counters[i]);
+	buf = map_aligned(len);
+	if (!buf || (madv && madvise(buf, len, MADV_HUGEPAGE))) {
+		tap_result(false, "%s # mmap/madvise: %s", desc, strerror(errno));
+		reset_states();
+		return;
+	}
+	for (i = 0; i < (int)(len / PAGE_SZ); i++)
+		buf[i * PAGE_SZ] = 1;
+	for (i = 0; i < 5; i++)
+		after[i] = vmstat(counters[i]);
+	if (placement_measure(buf, len, &pl)) {
+		tap_result(false, "%s # cannot read placement: %s", desc, strerror(errno));
+		munmap(buf, len);
+		reset_states();
+		return;
+	}
+	munmap(buf, len);
+	reset_states();
+
+	expect(mode, madv, st, n, &pos, &sz);
+	placement_by_class(&pl, cpu_node, hist);
+	memset(want, 0, sizeof(want));
+	cls = pos >= 0 ? dist_class(cpu_node, walk[pos]) : -1;
+	if (cls >= 0)
+		want[cls][sz] = pl.pages;
+	placement_majority(hist, &gcls, &gsz);
+	if (gcls != cls || gsz != sz || pl.unplaced)
+		ok = false;
+
+	/* vmstat: one count per 2M range, huge ones add up to thp_fault_alloc. */
+	if (before[0] >= 0) {
+		long huge = (after[0] - before[0]) + (after[1] - before[1]);
+		long small = (after[2] - before[2]) + (after[3] - before[3]);
+
+		if (huge + small != ranges || huge != after[4] - before[4]) {
+			tap_diag("%s: counters: huge %ld + small %ld != %ld faults, or huge != thp_fault_alloc %ld",
+				 desc, huge, small, ranges, after[4] - before[4]);
+			ok = false;
+		}
+	}
+	placement_format(hist, pl.pages, got_s, sizeof(got_s));
+	placement_format(want, pl.pages, want_s, sizeof(want_s));
+	if (!ok) {
+		tap_diag("got:      %s%s", got_s, pl.unplaced ? " (some pages not placed)" : "");
+		tap_diag("expected: %s", want_s);
+	}
+	tap_result(ok, "%s -> %s D%d %s", desc, ok ? "" : "expected", cls, psize_name[sz]);
+	/* Machine-readable line for the bench and report tools. */
+	printf("# placement %s|%s|%d|%s|%s|%s\n", rows_name, mode, cpu_node,
+	       madv ? "madvise" : "always", st_s, got_s);
+}
+
+int main(int argc, char **argv)
+{
+	const char *modes = NULL, *rows_name = "epyc4";
+	const struct row *rows = rows_epyc4;
+	int nrows = ARRAY_LEN(rows_epyc4), depth = 2;
+	int cpu_node = 0, opt, m, r, nmodes = 0;
+	bool madvise = true;
+	size_t mib = 16;
+	char *list, *tok, *mode_v[4];
+
+	while ((opt = getopt(argc, argv, "m:c:s:nr:")) != -1) {
+		switch (opt) {
+		case 'm': modes = optarg; break;
+		case 'c': cpu_node = atoi(optarg); break;
+		case 's': mib = strtoul(optarg, NULL, 10); break;
+		case 'n': madvise = false; break;
+		case 'r':
+			rows_name = optarg;
+			if (!strcmp(optarg, "deep")) {
+				rows = rows_deep;
+				nrows = ARRAY_LEN(rows_deep);
+				depth = 4;
+			} else if (strcmp(optarg, "epyc4")) {
+				fprintf(stderr, "unknown rows '%s' (epyc4, deep)\n", optarg);
+				return 2;
+			}
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-m modes] [-c cpu_node] [-s MiB] [-n] [-r epyc4|deep]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!modes)
+		modes = have_numa_fallback() ? "node-first,guest,legacy" : "legacy";
+	list = strdup(modes);
+	for (tok = strtok(list, ","); tok && nmodes < 4; tok = strtok(NULL, ","))
+		mode_v[nmodes++] = tok;
+
+	if (topo_init() < 2 || cpu_node >= nr_nodes) {
+		tap_plan(1);
+		tap_skipped("needs a NUMA guest with the CPU node present", "thp_scenarios");
+		return 0;
+	}
+	tap_plan(nmodes * nrows);
+	if (node_first_cpu(cpu_node) < 0) {
+		for (m = 0; m < nmodes * nrows; m++)
+			tap_skipped("CPU-less node", "node%d has no CPU", cpu_node);
+		return tap_finish();
+	}
+	thp_save();
+	thp_set("enabled", madvise ? "madvise" : "always");
+	thp_set("defrag", "madvise");
+	write_file("/proc/sys/vm/compaction_proactiveness", "0");
+	run_on_node(cpu_node);
+
+	for (m = 0; m < nmodes; m++) {
+		bool can = have_numa_fallback() ? !thp_set("numa_fallback", mode_v[m])
+						: !strcmp(mode_v[m], "legacy");
+
+		for (r = 0; r < nrows; r++) {
+			if (!can) {
+				tap_skipped("numa_fallback knob missing or refused the mode",
+					    "%s %s", rows_name, mode_v[m]);
+				continue;
+			}
+			run_row(mode_v[m], madvise, cpu_node, mib << 20, &rows[r],
+				depth, rows_name);
+		}
+	}
+	return tap_finish();
+}
