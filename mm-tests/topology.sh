@@ -1,0 +1,36 @@
+#!/bin/sh
+# Guest side: does the guest see the preset's NUMA topology?
+#   topology.sh CPUS MEMS DISTS     e.g. 1,1 1024,1024 10,20/20,10
+# CPUS and MEMS are per node (MiB), DISTS the SLIT rows separated by '/'.
+cpus=$1 mems=$2 dists=$3
+nodes=$(echo "$cpus" | tr ',' ' ' | wc -w)
+out=$(numactl -H)
+echo "$out" | sed 's/^/# /'
+got=$(echo "$out" | sed -n 's/^available: \([0-9]*\) nodes.*/\1/p')
+[ "$got" = "$nodes" ] && echo "ok - topology: $nodes nodes" || echo "not ok - topology: $nodes nodes expected, numactl says '$got'"
+n=0
+for c in $(echo "$cpus" | tr ',' ' '); do
+	have=$(echo "$out" | sed -n "s/^node $n cpus:\(.*\)/\1/p" | wc -w)
+	[ "$have" = "$c" ] && echo "ok - topology: node $n has $c CPUs" ||
+		echo "not ok - topology: node $n has $have CPUs, expected $c"
+	n=$((n + 1))
+done
+n=0
+for m in $(echo "$mems" | tr ',' ' '); do
+	have=$(echo "$out" | sed -n "s/^node $n size: \([0-9]*\) MB/\1/p")
+	# Firmware and the kernel keep some: accept 85-100% of the preset.
+	if [ -n "$have" ] && [ "$have" -le "$m" ] && [ "$have" -ge $((m * 85 / 100)) ]; then
+		echo "ok - topology: node $n has ${have} of ${m} MiB"
+	else
+		echo "not ok - topology: node $n has '${have}' MiB, expected about $m"
+	fi
+	n=$((n + 1))
+done
+i=0
+echo "$dists" | tr '/' '\n' | while read -r row; do
+	want=$(echo "$row" | tr ',' ' ')
+	have=$(echo "$out" | sed -n "s/^ *$i: *//p" | tr -s ' ' | sed 's/ *$//')
+	[ "$have" = "$want" ] && echo "ok - topology: distances from node $i: $want" ||
+		echo "not ok - topology: distances from node $i: '$have', expected '$want'"
+	i=$((i + 1))
+done

@@ -1,0 +1,134 @@
+#!/bin/sh
+# make check: the whole suite, host and guest, as one TAP stream ending in
+# "N passed, N failed".
+#
+#   tools/check.sh [--topos "2node epyc4 chain4 cxl"] [--quick]
+#
+# 1. series: every patch applies (git am and patch -p1) and is
+#    checkpatch --strict clean (no ERROR or WARNING).
+# 2. kernels (patched, baseline), the rootfs, the test programs and the
+#    node-state module are built or taken from the cache.
+# 3. each topology boots on baseline and patched: the guest checks its
+#    nodes, CPUs and SLIT, and that an idle MADV_HUGEPAGE fault is a local
+#    THP; on epyc4 the patched kernel also runs its KUnit suite, the knob
+#    tests and the scenario matrix in every mode, and the baseline kernel
+#    the same matrix, which legacy must match.
+set -u
+TOOL=check
+. "$(dirname "$0")/lib.sh"
+
+topos="2node epyc4 chain4 cxl"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--topos) topos=$2; shift 2 ;;
+	*) die "unknown option $1" ;;
+	esac
+done
+
+n=0 pass=0 fail=0 skip=0
+result() { # result ok|fail "description" ["# SKIP why"]
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2${3:+ $3}"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+	case ${3:-} in *SKIP*) skip=$((skip + 1)) ;; esac
+}
+finish() {
+	echo "1..$n"
+	echo "# $skip of the passes were skips"
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit $?
+}
+
+echo "TAP version 13"
+start=$(date +%s)
+
+# ---- 1. the series --------------------------------------------------------
+"$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1
+series_rc=$?
+while IFS= read -r l; do
+	case $l in
+	"ok "*) result ok "series: ${l#ok }" ;;
+	"not ok "*) result fail "series: ${l#not ok }" ;;
+	"#"*) echo "$l" ;;
+	esac
+done <"$CACHE/logs/series-check.log"
+[ "$series_rc" = 0 ] || say "series checks failed; see $CACHE/logs/series-check.log"
+
+# ---- 2. builds --------------------------------------------------------------
+for f in patched baseline; do
+	if "$TOPDIR/tools/kernel.sh" "$f"; then
+		result ok "build: $f kernel"
+	else
+		result fail "build: $f kernel (log: $CACHE/logs/kernel-$f.log)"
+		finish
+	fi
+done
+if "$TOPDIR/rootfs/build.sh" >/dev/null; then
+	result ok "build: guest rootfs"
+else
+	result fail "build: guest rootfs (log: $CACHE/logs/rootfs.log)"
+	finish
+fi
+if "$TOPDIR/tools/stage.sh" patched baseline; then
+	result ok "build: guest test programs and nodestate module"
+else
+	result fail "build: guest test programs and nodestate module"
+	finish
+fi
+
+# ---- 3. guest runs -----------------------------------------------------------
+guest() { # guest FLAVOUR TOPO CMD...
+	fl=$1 tp=$2
+	shift 2
+	out=$CACHE/runs/check-$fl-$tp
+	rm -rf "$out"
+	QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
+		--timeout "${GUEST_TIMEOUT:-1200}" -- "$@" >/dev/null 2>"$out.err"
+	grc=$?
+	tag="[$fl $tp]"
+	if [ ! -f "$out/booted" ]; then
+		result fail "$tag guest boots to userspace (console: $out/console.log)"
+		sed 's/^/# /' "$out.err"
+		return
+	fi
+	result ok "$tag guest boots to userspace"
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) d=$(echo "$l" | sed -E 's/^ok [0-9]* ?-? ?//')
+			case $d in *"# SKIP"*) result ok "$tag ${d%%# SKIP*}" "# SKIP${d#*# SKIP}" ;;
+			*) result ok "$tag $d" ;; esac ;;
+		"not ok "*) result fail "$tag $(echo "$l" | sed -E 's/^not ok [0-9]* ?-? ?//')" ;;
+		"# ==="* | "#"*"got:"* | "#"*"expected:"* | "# dmesg"* | "# Totals"* | *"exited"*) echo "$l" ;;
+		esac
+	done <"$out/output.log"
+	if [ ! -f "$out/rc" ]; then
+		result fail "$tag guest finished its commands (console: $out/console.log)"
+		sed 's/^/# /' "$out.err"
+	fi
+	:
+}
+
+for tp in $topos; do
+	spec=$(awk -v t="$tp" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
+	[ -n "$spec" ] || { result fail "unknown topology $tp"; continue; }
+	for fl in baseline patched; do
+		set -- "topology.sh $spec" "thp_local"
+		if [ "$fl" = patched ]; then
+			set -- "kunit-results.sh mm_multi_order" "$@" "thp_knob"
+		fi
+		if [ "$tp" = epyc4 ]; then
+			set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios"
+		fi
+		say "guest: $fl on $tp ($(($(date +%s) - start))s so far)"
+		guest "$fl" "$tp" run-tests.sh "$@"
+	done
+done
+
+echo "# make check took $(($(date +%s) - start))s"
+finish

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Build what the guest runs and put it where the guest sees it
+# ($CACHE/stage, the 'thp' 9p share, /mnt/thp in the guest):
+#   bin/  test programs and guest scripts (on the guest's PATH)
+#   mod/<flavour>/nodestate.ko
+#   tools/stage.sh FLAVOUR...
+set -eu
+TOOL=stage
+. "$(dirname "$0")/lib.sh"
+
+STAGE=$CACHE/stage
+mkdir -p "$STAGE/bin" "$CACHE/logs"
+LOG=$CACHE/logs/stage.log
+: >"$LOG"
+first=${1:-patched}
+
+# UAPI headers of the kernel under test (PAGEMAP_SCAN is newer than the host's).
+BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$first")
+TREE=$("$TOPDIR/tools/kernel.sh" --tree "$first")
+[ -f "$BUILD/arch/x86/boot/bzImage" ] || die "build the $first kernel first (make kernel)"
+make -s -C "$TREE" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
+make -s -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >>"$LOG" 2>&1 ||
+	{ tail -n 20 "$LOG" >&2; die "building mm-tests failed; see $LOG"; }
+for s in run-tests.sh kunit-results.sh topology.sh; do
+	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
+done
+
+for f in "$@"; do
+	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$f")
+	TREE=$("$TOPDIR/tools/kernel.sh" --tree "$f")
+	[ -f "$BUILD/Module.symvers" ] || die "no $f kernel build with modules; run: make kernel FLAVOUR=$f"
+	M=$CACHE/modbuild/$f
+	mkdir -p "$M" "$STAGE/mod/$f"
+	cp "$TOPDIR/mm-tests/nodestate/nodestate.c" "$TOPDIR/mm-tests/nodestate/Kbuild" "$M/"
+	make -C "$TREE" O="$BUILD" M="$M" modules >>"$LOG" 2>&1 ||
+		{ grep -E 'error|warning' "$LOG" | tail -n 20 >&2; die "building nodestate.ko for $f failed; see $LOG"; }
+	if grep -q 'warning:' "$LOG"; then
+		grep 'warning:' "$LOG" >&2
+		die "nodestate.ko for $f builds with warnings"
+	fi
+	cp "$M/nodestate.ko" "$STAGE/mod/$f/"
+done
+say "staged test programs and modules for: $*"
