@@ -47,6 +47,9 @@ finish() {
 
 echo "TAP version 13"
 start=$(date +%s)
+need_disk 12000 "make check (kernel trees, builds, guest image)"
+ensure_packages linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev \
+	cpio ccache zstd xz-utils git qemu-system-x86 debootstrap e2fsprogs
 
 # ---- 1. the series --------------------------------------------------------
 "$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1

@@ -1,0 +1,74 @@
+# THP NUMA placement: the alloc_pages_multi_order() series and its test bed.
+# Everything built lives in $(CACHE), never in this repository.
+
+CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/thp-numa
+export CACHE
+
+FLAVOUR ?= patched
+TOPO ?= epyc4
+MODE ?=
+APPEND ?=
+ACCEL ?= tcg
+T ?= thp_scenarios
+
+.PHONY: help check bench kernel baseline debug rootfs stage boot test dry-run \
+	series-check series-build clean-cache
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## check         the whole test suite; ends in "N passed, N failed"
+check:
+	@tools/check.sh
+
+## bench         build, boot the default topology, print the tables
+bench:
+	@tools/bench.sh
+
+## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug)
+kernel:
+	@tools/kernel.sh $(FLAVOUR)
+
+## baseline      build the unpatched kernel, for A/B
+baseline:
+	@tools/kernel.sh baseline
+
+## debug         build the patched kernel with DEBUG_VM, lockdep and KASAN
+debug:
+	@tools/kernel.sh debug
+
+## rootfs        build the Debian guest image
+rootfs:
+	@rootfs/build.sh
+
+## stage         build the guest test programs and the nodestate module
+stage:
+	@tools/stage.sh $(FLAVOUR)
+
+## boot          root shell in a guest (FLAVOUR, TOPO, MODE, APPEND, ACCEL)
+boot: rootfs kernel stage
+	@tools/run-guest --interactive --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
+		$(if $(MODE),--mode $(MODE)) $(if $(APPEND),--append "$(APPEND)")
+
+## test          run one guest test: make test T="thp_scenarios -m guest"
+test: rootfs kernel stage
+	@tools/run-guest --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
+		$(if $(MODE),--mode $(MODE)) $(if $(APPEND),--append "$(APPEND)") -- \
+		"insmod /mnt/thp/mod/$(FLAVOUR)/nodestate.ko; run-tests.sh '$(T)'"
+
+## dry-run       print the QEMU command line for FLAVOUR and TOPO
+dry-run:
+	@tools/run-guest --dry-run --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
+		$(if $(MODE),--mode $(MODE)) -- true
+
+## series-check  patches apply (git am, patch -p1) and pass checkpatch --strict
+series-check:
+	@tools/series.sh check
+
+## series-build  build after each patch, and with NUMA=n and THP=n
+series-build:
+	@tools/series.sh build-each
+
+## clean-cache   remove $(CACHE) (kernel trees, builds, ccache, rootfs)
+clean-cache:
+	rm -rf "$(CACHE)"
