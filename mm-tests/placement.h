@@ -177,6 +177,32 @@ static inline void thp_save(void)
 	signal(SIGABRT, thp_restore_on_signal);
 }
 
+/* Guest sysctls the tests change, restored at exit like the THP knobs. */
+#define MAX_SYSCTL 8
+static char sysctl_path[MAX_SYSCTL][96], sysctl_old[MAX_SYSCTL][64];
+static int nr_sysctl;
+
+static inline void sysctl_restore(void)
+{
+	while (nr_sysctl > 0) {
+		nr_sysctl--;
+		write_file(sysctl_path[nr_sysctl], sysctl_old[nr_sysctl]);
+	}
+}
+
+static inline int sysctl_set(const char *path, const char *val)
+{
+	char buf[64];
+
+	if (nr_sysctl == MAX_SYSCTL || read_file(path, buf, sizeof(buf)))
+		return -1;
+	snprintf(sysctl_path[nr_sysctl], sizeof(sysctl_path[0]), "%s", path);
+	snprintf(sysctl_old[nr_sysctl], sizeof(sysctl_old[0]), "%s", buf);
+	if (!nr_sysctl++)
+		atexit(sysctl_restore);
+	return write_file(path, val);
+}
+
 static inline int thp_set(const char *knob, const char *val)
 {
 	char path[128];
@@ -299,7 +325,7 @@ struct node_mem {
 static inline int node_mem_read(int node, struct node_mem *m)
 {
 	char line[1024], zone[32], type[32];
-	bool in_node = false, in_zone = false;
+	bool in_zone = false;
 	FILE *f;
 	int nid;
 
@@ -319,29 +345,36 @@ static inline int node_mem_read(int node, struct node_mem *m)
 	}
 	fclose(f);
 
-	/* Largest populated zone of the node: Normal if it has one. */
+	/* The zone of the node with the most managed pages. */
 	f = fopen("/proc/zoneinfo", "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		long v;
+	{
+		long zfree = 0, zmin = 0, zlow = 0, zmanaged = 0, best = 0, v;
 
-		if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2) {
-			in_node = nid == node;
-			in_zone = in_node;
-			continue;
-		}
-		if (!in_zone)
-			continue;
-		if (sscanf(line, " pages free %ld", &v) == 1) {
-			if (v == 0)
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2) {
+				in_zone = nid == node;
+				zfree = zmin = zlow = zmanaged = 0;
 				continue;
-			m->free = v;
-		} else if (sscanf(line, " min %ld", &v) == 1 && m->free) {
-			m->min = v;
-		} else if (sscanf(line, " low %ld", &v) == 1 && m->free) {
-			m->low = v;
-			in_zone = false;	/* keep the last zone with pages */
+			}
+			if (!in_zone)
+				continue;
+			if (sscanf(line, " pages free %ld", &v) == 1)
+				zfree = v;
+			else if (sscanf(line, " min %ld", &v) == 1)
+				zmin = v;
+			else if (sscanf(line, " low %ld", &v) == 1)
+				zlow = v;
+			else if (sscanf(line, " managed %ld", &v) == 1) {
+				zmanaged = v;
+				if (zmanaged > best) {
+					best = zmanaged;
+					m->free = zfree;
+					m->min = zmin;
+					m->low = zlow;
+				}
+			}
 		}
 	}
 	fclose(f);

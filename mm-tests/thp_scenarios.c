@@ -237,7 +237,12 @@ int main(int argc, char **argv)
 	thp_save();
 	thp_set("enabled", madvise ? "madvise" : "always");
 	thp_set("defrag", "madvise");
-	write_file("/proc/sys/vm/compaction_proactiveness", "0");
+	/*
+	 * Node states must hold for the whole row: no proactive compaction,
+	 * and no watermark boost that kswapd would take away again.
+	 */
+	sysctl_set("/proc/sys/vm/compaction_proactiveness", "0");
+	sysctl_set("/proc/sys/vm/watermark_boost_factor", "0");
 	run_on_node(cpu_node);
 
 	for (m = 0; m < nmodes; m++) {

@@ -10,10 +10,9 @@
  *       make one: every pageblock of the node holds a pinned page (one of
  *       ours, or an extra reference on a page already in use), while all
  *       other free memory is given back as smaller blocks.
- * FULL  every free page is held down to the min watermark, below the low
- *       watermark, and the blocks that the allocator keeps below min are
- *       broken up too, so not even a min-watermark attempt finds a huge
- *       page there.  Our pages are unmovable and unreclaimable.
+ * FULL  free memory between the min and low watermarks, and none of it in
+ *       a block of pageblock order, so not even a min-watermark attempt
+ *       finds a huge page there.  Our pages are unmovable, unreclaimable.
  *
  * Loaded only in the test guest.  Not for production kernels.
  */
@@ -28,6 +27,8 @@
 #include <linux/pageblock-flags.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
+
+#define NS_CHUNK	4	/* see ns_take_all() */
 
 enum ns_state { NS_FREE, NS_FRAG, NS_FULL };
 static const char * const ns_names[] = { "free", "frag", "full" };
@@ -52,7 +53,7 @@ static void ns_release(struct ns_node *n)
 
 	list_for_each_entry_safe(page, next, &n->held, lru) {
 		list_del(&page->lru);
-		__free_page(page);
+		__free_pages(page, NS_CHUNK);
 		cond_resched();
 	}
 	n->nr_held = 0;
@@ -80,34 +81,14 @@ static gfp_t ns_zone_gfp(enum zone_type zt)
 	}
 }
 
-/* Take order-0 pages from each zone of @nid until the min watermark stops us. */
-static void ns_sweep(int nid, struct ns_node *n)
-{
-	pg_data_t *pgdat = NODE_DATA(nid);
-	int zt;
-
-	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
-		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
-			     __GFP_NOWARN) & ~__GFP_RECLAIM;
-		struct page *page;
-
-		if (!populated_zone(&pgdat->node_zones[zt]))
-			continue;
-		while ((page = alloc_pages_node(nid, gfp, 0))) {
-			list_add(&page->lru, &n->held);
-			n->nr_held++;
-			if (!(n->nr_held % 4096))
-				cond_resched();
-		}
-	}
-}
-
 /*
- * Blocks of pageblock order and above that the min watermark kept free:
- * take them ignoring watermarks, keep the first page of each, give back
- * the rest, which can no longer merge into a block of that order.
+ * Every free chunk of NS_CHUNK pages of @nid, watermarks ignored (the node
+ * is ours for a moment; other allocations fall back to other nodes).
+ * NS_CHUNK is above PAGE_ALLOC_COSTLY_ORDER, so giving a chunk back goes
+ * straight to the buddy lists, not to a per-cpu list where it would keep
+ * its block from merging again.
  */
-static void ns_break_high(int nid, struct ns_node *n)
+static void ns_take_all(int nid, struct ns_node *n)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	int zt;
@@ -116,22 +97,37 @@ static void ns_break_high(int nid, struct ns_node *n)
 		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
 			     __GFP_NOWARN | __GFP_MEMALLOC) & ~__GFP_RECLAIM;
 		struct page *page;
-		unsigned long i;
 
 		if (!populated_zone(&pgdat->node_zones[zt]))
 			continue;
-		while ((page = alloc_pages_node(nid, gfp, pageblock_order))) {
-			split_page(page, pageblock_order);
-			for (i = 1; i < pageblock_nr_pages; i++)
-				__free_page(page + i);
+		while ((page = alloc_pages_node(nid, gfp, NS_CHUNK))) {
 			list_add(&page->lru, &n->held);
 			n->nr_held++;
+			if (!(n->nr_held % 1024))
+				cond_resched();
 		}
 	}
 }
 
-/* Keep one held page per pageblock, give back the others. */
-static void ns_thin_out(struct ns_node *n)
+static unsigned long ns_target(struct zone *zone, enum ns_state state)
+{
+	/*
+	 * FULL: between min and low, so only the min-watermark retry could
+	 * find anything here; FRAG: everything back.  Unboosted watermarks:
+	 * a boost goes away as soon as kswapd has run (the tests set
+	 * vm.watermark_boost_factor=0 too).
+	 */
+	if (state == NS_FULL)
+		return (zone->_watermark[WMARK_MIN] + zone->_watermark[WMARK_LOW]) / 2;
+	return ULONG_MAX;
+}
+
+/*
+ * Keep the first chunk we hold in each pageblock, so no block can merge to
+ * pageblock order again, and give the other chunks back while the zone is
+ * below the target of @state.
+ */
+static void ns_give_back(struct ns_node *n, enum ns_state state)
 {
 	struct page *page, *next;
 	struct xarray seen;
@@ -139,12 +135,15 @@ static void ns_thin_out(struct ns_node *n)
 	xa_init(&seen);
 	list_for_each_entry_safe(page, next, &n->held, lru) {
 		unsigned long block = page_to_pfn(page) >> pageblock_order;
+		struct zone *zone = page_zone(page);
 
 		if (!xa_load(&seen, block) &&
 		    !xa_err(xa_store(&seen, block, xa_mk_value(1), GFP_KERNEL)))
 			continue;
+		if (zone_page_state(zone, NR_FREE_PAGES) >= ns_target(zone, state))
+			continue;
 		list_del(&page->lru);
-		__free_page(page);
+		__free_pages(page, NS_CHUNK);
 		n->nr_held--;
 		cond_resched();
 	}
@@ -212,12 +211,10 @@ static int ns_set(int nid, enum ns_state state)
 	ns_release(n);
 	if (state == NS_FREE)
 		return 0;
-	ns_sweep(nid, n);
-	ns_break_high(nid, n);
-	if (state == NS_FRAG) {
-		ns_thin_out(n);
+	ns_take_all(nid, n);
+	ns_give_back(n, state);
+	if (state == NS_FRAG)
 		ns_pin_used_blocks(nid, n);
-	}
 	n->state = state;
 	return 0;
 }
