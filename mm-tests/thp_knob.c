@@ -8,7 +8,7 @@
 
 static const char *const good[] = { "legacy", "node-first", "guest" };
 static const char *const bad[] = {
-	"", "\n", "foo", "node-first2", "node", "legacy guest", "LEGACY", "[guest]",
+	"\n", "foo", "node-first2", "node", "legacy guest", "LEGACY", "[guest]",
 };
 
 static bool active_is(const char *want, char *got, size_t len)
