@@ -116,17 +116,16 @@ configure() {
 	make -s -C "$tree" O="$BUILD" kvm_guest.config >>"$LOG" 2>&1
 	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$BUILD" "$BUILD/.config" "$@") >>"$LOG" 2>&1
 	make -s -C "$tree" O="$BUILD" olddefconfig >>"$LOG" 2>&1
-	# Every option a fragment asks for must have stuck.
+	# Every option the fragments ask for (the last fragment wins) must have stuck.
 	bad=
-	for f in "$@"; do
-		for line in $(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
-			-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=n/p' "$f"); do
-			opt=${line%%=*}
-			want=${line#*=}
-			got=$(sed -n -e "s/^$opt=\(.*\)$/\1/p" "$BUILD/.config")
-			[ -z "$got" ] && got=n
-			[ "$got" = "$want" ] || bad="$bad $opt(want $want, got $got, from $(basename "$f"))"
-		done
+	for line in $(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=n/p' "$@" |
+		awk -F= '{ if (!($1 in v)) k[++n] = $1; v[$1] = $0 } END { for (i = 1; i <= n; i++) print v[k[i]] }'); do
+		opt=${line%%=*}
+		want=${line#*=}
+		got=$(sed -n -e "s/^$opt=\(.*\)$/\1/p" "$BUILD/.config")
+		[ -z "$got" ] && got=n
+		[ "$got" = "$want" ] || bad="$bad $opt(want $want, got $got)"
 	done
 	[ -z "$bad" ] || die "config options that did not stick after olddefconfig:$bad"
 }
