@@ -32,51 +32,6 @@ static const struct row rows_deep[] = {
 	{ { FULL, FULL, FULL, FRAG } },
 };
 
-/*
- * Which node and size a THP-eligible fault gets, given the state of each
- * node in zonelist order.  FREE gives either size, FRAG only small pages,
- * FULL nothing (without reclaim, which none of these paths needs).
- */
-static void expect(const char *mode, bool madvise, const enum nstate *st,
-		   int n, int *pos, int *sz)
-{
-	int i;
-#define HUGE_OK(i) (st[i] == FREE)
-#define SMALL_OK(i) (st[i] != FULL)
-#define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
-
-	if (!strcmp(mode, "legacy")) {
-		/* 6.12: local THP, then (madvised) THP anywhere, then 4k. */
-		if (HUGE_OK(0))
-			GOT(0, SZ_THP);
-		for (i = 0; madvise && i < n; i++)
-			if (HUGE_OK(i))
-				GOT(i, SZ_THP);
-		for (i = 0; i < n; i++)
-			if (SMALL_OK(i))
-				GOT(i, SZ_4K);
-	} else if (!strcmp(mode, "node-first")) {
-		for (i = 0; i < n; i++) {
-			if (HUGE_OK(i))
-				GOT(i, SZ_THP);
-			if (SMALL_OK(i))
-				GOT(i, SZ_4K);
-		}
-	} else {	/* guest: small pages trail huge ones by one node */
-		for (i = 0; i <= n; i++) {
-			if (i < n && HUGE_OK(i))
-				GOT(i, SZ_THP);
-			if (i > 0 && SMALL_OK(i - 1))
-				GOT(i - 1, SZ_4K);
-		}
-	}
-	*pos = -1;
-	*sz = SZ_4K;
-#undef HUGE_OK
-#undef SMALL_OK
-#undef GOT
-}
-
 static const char *const counters[] = {
 	"thp_fault_huge_local", "thp_fault_huge_remote",
 	"thp_fault_small_local", "thp_fault_small_remote", "thp_fault_alloc",

@@ -126,12 +126,28 @@ for tp in $topos; do
 			set -- "kunit-results.sh mm_multi_order" "$@" "thp_knob"
 		fi
 		if [ "$tp" = epyc4 ]; then
-			set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios"
+			set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios" \
+				"thp_scenarios -n" "thp_policy"
 		fi
 		say "guest: $fl on $tp ($(($(date +%s) - start))s so far)"
 		guest "$fl" "$tp" run-tests.sh "$@"
 	done
 done
+
+# ---- 4. legacy mode equals the unpatched kernel, row by row ------------------
+legacy_rows() { sed -n 's/^# placement \([^|]*\)|legacy|/\1|/p' "$1" 2>/dev/null | sort; }
+b=$CACHE/runs/check-baseline-epyc4/output.log p=$CACHE/runs/check-patched-epyc4/output.log
+case " $topos " in *" epyc4 "*)
+	legacy_rows "$b" >"$CACHE/logs/legacy-baseline.txt"
+	legacy_rows "$p" >"$CACHE/logs/legacy-patched.txt"
+	rows=$(wc -l <"$CACHE/logs/legacy-baseline.txt")
+	if [ "$rows" -gt 0 ] && cmp -s "$CACHE/logs/legacy-baseline.txt" "$CACHE/logs/legacy-patched.txt"; then
+		result ok "legacy mode places all $rows epyc4 rows exactly as the unpatched kernel"
+	else
+		result fail "legacy mode differs from the unpatched kernel ($rows rows)"
+		diff "$CACHE/logs/legacy-baseline.txt" "$CACHE/logs/legacy-patched.txt" | sed 's/^/# /'
+	fi ;;
+esac
 
 echo "# make check took $(($(date +%s) - start))s"
 finish
