@@ -89,12 +89,12 @@ fi
 guest() { # guest FLAVOUR TOPO CMD...
 	fl=$1 tp=$2
 	shift 2
-	out=$CACHE/runs/check-$fl-$tp
+	out=$CACHE/runs/check-$fl-${RUNTAG:-$tp}
 	rm -rf "$out"
 	QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
-		--timeout "${GUEST_TIMEOUT:-1200}" -- "$@" >/dev/null 2>"$out.err"
+		--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>"$out.err"
 	grc=$?
-	tag="[$fl $tp]"
+	tag="[$fl ${RUNTAG:-$tp}]"
 	if [ ! -f "$out/booted" ]; then
 		result fail "$tag guest boots to userspace (console: $out/console.log)"
 		sed 's/^/# /' "$out.err"
@@ -133,6 +133,16 @@ for tp in $topos; do
 		guest "$fl" "$tp" run-tests.sh "$@"
 	done
 done
+
+# No swap storm: 80% of guest memory, THP, swap on, other nodes free.
+case " $topos " in *" epyc4 "*)
+	for fl in baseline patched; do
+		say "guest: $fl on epyc4 with swap: usemem ($(($(date +%s) - start))s so far)"
+		SWAP=1024 RUNTAG=epyc4-swap guest "$fl" epyc4 run-tests.sh \
+			"mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '# swap on /dev/vdb'" \
+			"thp_usemem"
+	done ;;
+esac
 
 # ---- 4. legacy mode equals the unpatched kernel, row by row ------------------
 legacy_rows() { sed -n 's/^# placement \([^|]*\)|legacy|/\1|/p' "$1" 2>/dev/null | sort; }
