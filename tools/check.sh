@@ -141,7 +141,8 @@ case " $topos " in *" epyc4 "*)
 		SWAP=1024 RUNTAG=epyc4-swap guest "$fl" epyc4 run-tests.sh \
 			"mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '# swap on /dev/vdb'" \
 			"thp_usemem"
-	done ;;
+	done
+	SWAP= RUNTAG= ;;
 esac
 
 # ---- 4. legacy mode equals the unpatched kernel, row by row ------------------
