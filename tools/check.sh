@@ -6,13 +6,16 @@
 #
 # 1. series: every patch applies (git am and patch -p1) and is
 #    checkpatch --strict clean (no ERROR or WARNING).
-# 2. kernels (patched, baseline), the rootfs, the test programs and the
-#    node-state module are built or taken from the cache.
+# 2. kernels (patched, baseline, debug), the rootfs, the test programs and
+#    the node-state module are built or taken from the cache.
 # 3. each topology boots on baseline and patched: the guest checks its
 #    nodes, CPUs and SLIT, and that an idle MADV_HUGEPAGE fault is a local
 #    THP; on epyc4 the patched kernel also runs its KUnit suite, the knob
 #    tests and the scenario matrix in every mode, and the baseline kernel
-#    the same matrix, which legacy must match.
+#    the same matrix, which legacy must match; policy tests, the usemem
+#    swap-storm run, and the tree's selftests/mm on both kernels (any test
+#    passing on baseline and not on patched fails); the debug kernel runs
+#    the functional tests and a stress-ng run with no kernel splat allowed.
 set -u
 TOOL=check
 . "$(dirname "$0")/lib.sh"
@@ -64,7 +67,7 @@ done <"$CACHE/logs/series-check.log"
 [ "$series_rc" = 0 ] || say "series checks failed; see $CACHE/logs/series-check.log"
 
 # ---- 2. builds --------------------------------------------------------------
-for f in patched baseline; do
+for f in patched baseline debug; do
 	if "$TOPDIR/tools/kernel.sh" "$f"; then
 		result ok "build: $f kernel"
 	else
@@ -78,7 +81,7 @@ else
 	result fail "build: guest rootfs (log: $CACHE/logs/rootfs.log)"
 	finish
 fi
-if "$TOPDIR/tools/stage.sh" patched baseline; then
+if "$TOPDIR/tools/stage.sh" patched baseline debug; then
 	result ok "build: guest test programs and nodestate module"
 else
 	result fail "build: guest test programs and nodestate module"
@@ -134,6 +137,16 @@ for tp in $topos; do
 	done
 done
 
+# The debug kernel (DEBUG_VM, lockdep, KASAN, DEBUG_PAGEALLOC): the same
+# functional tests plus a bounded stress run; run-tests.sh fails any test
+# after which the kernel log has a splat.
+case " $topos " in *" epyc4 "*)
+	say "guest: debug on epyc4 ($(($(date +%s) - start))s so far)"
+	guest debug epyc4 run-tests.sh "kunit-results.sh mm_multi_order" thp_local thp_knob \
+		"insmod /mnt/thp/mod/debug/nodestate.ko" thp_scenarios thp_policy \
+		"stress.sh ${STRESS_SECONDS:-60}" ;;
+esac
+
 # No swap storm: 80% of guest memory, THP, swap on, other nodes free.
 case " $topos " in *" epyc4 "*)
 	for fl in baseline patched; do
@@ -144,6 +157,47 @@ case " $topos " in *" epyc4 "*)
 	done
 	SWAP= RUNTAG= ;;
 esac
+
+# ---- selftests/mm of the tree, baseline against patched ----------------------
+# Results keyed "program|test": a test that passes on baseline and does not
+# on patched is a regression.  Tests that fail on both (hugetlb tests with
+# no huge pages reserved, say) are reported in the counts only.
+selftest_keys() {
+	awk '/^# === / { prog = $3; delete seen; next }
+	     /^# selftest .* exit / { st = $NF; r = (st == 0) ? "pass" : (st == 4 ? "skip" : "fail")
+		print $3 "|(exit status)|" r; next }
+	     /^(not )?ok [0-9]+ / { line = $0; res = (line ~ /^ok/) ? "pass" : "fail"
+		if (line ~ /# [Ss][Kk][Ii][Pp]/) res = "skip"
+		sub(/^(not )?ok [0-9]+ -? ?/, "", line); sub(/ # .*/, "", line)
+		n = ++seen[line]; print prog "|" line (n > 1 ? " #" n : "") "|" res }' "$1"
+}
+if [ "${SELFTESTS:-1}" = 1 ]; then
+	"$TOPDIR/tools/stage.sh" --selftests >/dev/null 2>&1 ||
+		result fail "build: tools/testing/selftests/mm (log: $CACHE/logs/stage.log)"
+	for fl in baseline patched; do
+		o=$CACHE/runs/check-$fl-selftests
+		rm -rf "$o"
+		say "guest: $fl on epyc4: tools/testing/selftests/mm ($(($(date +%s) - start))s so far)"
+		QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo epyc4 --out "$o" \
+			--timeout 2400 -- "selftests-mm.sh ${SELFTEST_LIMIT:-240}" >/dev/null 2>&1
+		selftest_keys "$o/output.log" | sort >"$CACHE/logs/selftests-$fl.txt"
+	done
+	bp=$(grep -c '|pass$' "$CACHE/logs/selftests-baseline.txt")
+	pp=$(grep -c '|pass$' "$CACHE/logs/selftests-patched.txt")
+	bt=$(wc -l <"$CACHE/logs/selftests-baseline.txt")
+	pt=$(wc -l <"$CACHE/logs/selftests-patched.txt")
+	grep '|pass$' "$CACHE/logs/selftests-baseline.txt" | sed 's/|pass$//' | sort >"$CACHE/logs/st-b.txt"
+	grep '|pass$' "$CACHE/logs/selftests-patched.txt" | sed 's/|pass$//' | sort >"$CACHE/logs/st-p.txt"
+	comm -23 "$CACHE/logs/st-b.txt" "$CACHE/logs/st-p.txt" >"$CACHE/logs/selftests-regressions.txt"
+	if [ "$bt" -gt 0 ] && [ "$pt" -gt 0 ] && [ ! -s "$CACHE/logs/selftests-regressions.txt" ]; then
+		result ok "selftests/mm: no regression (baseline $bp of $bt pass, patched $pp of $pt pass)"
+	else
+		result fail "selftests/mm: baseline $bp of $bt pass, patched $pp of $pt pass"
+	fi
+	while IFS= read -r l; do
+		result fail "selftests/mm regression: $l passes on baseline, not on patched"
+	done <"$CACHE/logs/selftests-regressions.txt"
+fi
 
 # ---- 4. legacy mode equals the unpatched kernel, row by row ------------------
 legacy_rows() { sed -n 's/^# placement \([^|]*\)|legacy|/\1|/p' "$1" 2>/dev/null | sort; }

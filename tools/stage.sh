@@ -12,6 +12,26 @@ STAGE=$CACHE/stage
 mkdir -p "$STAGE/bin" "$CACHE/logs"
 LOG=$CACHE/logs/stage.log
 : >"$LOG"
+
+# The tree's own tools/testing/selftests/mm (identical in both trees: the
+# series does not touch it).  Debian's 6.12.118 khugepaged.c uses KSFT_SKIP
+# without including kselftest.h, hence the -include.
+if [ "${1:-}" = --selftests ]; then
+	TREE=$("$TOPDIR/tools/kernel.sh" --tree patched)
+	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir patched)
+	ensure_packages libcap-dev
+	make -s -C "$TREE" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
+	mkdir -p "$CACHE/selftests/mm"
+	make -k -C "$TREE/tools/testing/selftests/mm" OUTPUT="$CACHE/selftests/mm" \
+		KHDR_INCLUDES="-isystem $BUILD/usr/include" EXTRA_CFLAGS="-include ../kselftest.h" \
+		-j"$(nproc)" >>"$LOG" 2>&1 || say "some selftests/mm programs did not build; see $LOG"
+	rm -rf "$STAGE/selftests"
+	mkdir -p "$STAGE/selftests"
+	cp -r "$CACHE/selftests/mm" "$STAGE/selftests/mm"
+	install -m 0755 "$TOPDIR/mm-tests/selftests-mm.sh" "$STAGE/bin/selftests-mm.sh"
+	say "staged $(ls "$STAGE/selftests/mm" | wc -l) selftests/mm programs"
+	exit 0
+fi
 first=${1:-patched}
 
 # UAPI headers of the kernel under test (PAGEMAP_SCAN is newer than the host's).
@@ -21,7 +41,7 @@ TREE=$("$TOPDIR/tools/kernel.sh" --tree "$first")
 make -s -C "$TREE" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
 make -s -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building mm-tests failed; see $LOG"; }
-for s in run-tests.sh kunit-results.sh topology.sh; do
+for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
 done
 

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Guest side: run the kernel tree's own tools/testing/selftests/mm programs
+# that exercise THP, khugepaged, migration, compaction, COW, mempolicy and
+# splitting (staged under /mnt/thp/selftests/mm), each with a time limit.
+# uffd-unit-tests is left out: it needs more than 5 minutes under TCG.
+# Output: each program's TAP after a "# === name" line, then
+# "# selftest name exit N" (4 = skipped, 124 = timed out).
+#   selftests-mm.sh [SECONDS]
+dir=/mnt/thp/selftests/mm
+limit=${1:-300}
+tests="cow khugepaged migration split_huge_page_test compaction_test
+soft-dirty pagemap_ioctl madv_populate mkdirty
+ksm_functional_tests mremap_dontunmap mremap_test map_populate droppable
+mlock2-tests mrelease_test gup_longterm map_fixed_noreplace mdwe_test
+mseal_test"
+cd /tmp || exit 1
+echo 1 >/proc/sys/vm/drop_caches
+for t in $tests; do
+	if [ ! -x "$dir/$t" ]; then
+		echo "# selftest $t missing"
+		continue
+	fi
+	echo "# === $t"
+	timeout -k 5 "$limit" "$dir/$t" </dev/null 2>&1
+	echo "# selftest $t exit $?"
+done
