@@ -18,6 +18,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -45,6 +46,33 @@ static struct ns_node *ns_nodes[MAX_NUMNODES];
 static DEFINE_MUTEX(ns_lock);
 static struct dentry *ns_dir;
 
+/*
+ * Free pages sitting on per-cpu lists are invisible to the buddy lists:
+ * they cannot be taken, and when the lists drain later they can complete a
+ * free pageblock behind the state's back.  drain_all_pages() is not
+ * exported; this module is for test guests only, so find it through a
+ * kprobe lookup once at load.
+ */
+static void (*ns_drain_all_pages)(struct zone *zone);
+
+static void ns_find_drain(void)
+{
+	struct kprobe kp = { .symbol_name = "drain_all_pages" };
+
+	if (register_kprobe(&kp) == 0) {
+		ns_drain_all_pages = (void *)kp.addr;
+		unregister_kprobe(&kp);
+	}
+	if (!ns_drain_all_pages)
+		pr_warn("nodestate: drain_all_pages not found; per-cpu pages may undo states\n");
+}
+
+static void ns_drain(void)
+{
+	if (ns_drain_all_pages)
+		ns_drain_all_pages(NULL);
+}
+
 static void ns_release(struct ns_node *n)
 {
 	struct page *page, *next;
@@ -63,6 +91,7 @@ static void ns_release(struct ns_node *n)
 	}
 	n->nr_refs = 0;
 	n->state = NS_FREE;
+	ns_drain();
 }
 
 static gfp_t ns_zone_gfp(enum zone_type zt)
@@ -93,6 +122,7 @@ static void ns_take_all(int nid, struct ns_node *n)
 	pg_data_t *pgdat = NODE_DATA(nid);
 	int zt;
 
+	ns_drain();
 	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
 		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
 			     __GFP_NOWARN | __GFP_MEMALLOC) & ~__GFP_RECLAIM;
@@ -282,6 +312,7 @@ static int __init ns_init(void)
 	char name[16];
 	int nid;
 
+	ns_find_drain();
 	ns_dir = debugfs_create_dir("nodestate", NULL);
 	for_each_node_state(nid, N_MEMORY) {
 		struct ns_node *n = kzalloc(sizeof(*n), GFP_KERNEL);
