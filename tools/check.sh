@@ -174,13 +174,26 @@ selftest_keys() {
 if [ "${SELFTESTS:-1}" = 1 ]; then
 	"$TOPDIR/tools/stage.sh" --selftests >/dev/null 2>&1 ||
 		result fail "build: tools/testing/selftests/mm (log: $CACHE/logs/stage.log)"
+	# The baseline's results are reference data: reuse them while the
+	# baseline kernel, the selftest programs and the runner are unchanged.
+	bkey=$( { cat "$("$TOPDIR/tools/kernel.sh" --builddir baseline)/.thpnuma-key"
+		cat "$TOPDIR/mm-tests/selftests-mm.sh" "$CACHE"/selftests/mm/*
+		echo "${SELFTEST_LIMIT:-240}"; } | sha256sum | cut -c1-16)
 	for fl in baseline patched; do
 		o=$CACHE/runs/check-$fl-selftests
+		if [ "$fl" = baseline ] && [ -f "$CACHE/logs/selftests-baseline.$bkey" ]; then
+			cp "$CACHE/logs/selftests-baseline.$bkey" "$CACHE/logs/selftests-baseline.txt"
+			echo "# selftests/mm on baseline: results reused (same kernel, programs and limits; key $bkey)"
+			continue
+		fi
 		rm -rf "$o"
 		say "guest: $fl on epyc4: tools/testing/selftests/mm ($(($(date +%s) - start))s so far)"
 		QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo epyc4 --out "$o" \
 			--timeout 2400 -- "selftests-mm.sh ${SELFTEST_LIMIT:-240}" >/dev/null 2>&1
 		selftest_keys "$o/output.log" | sort >"$CACHE/logs/selftests-$fl.txt"
+		if [ "$fl" = baseline ] && [ -f "$o/rc" ] && [ -s "$CACHE/logs/selftests-baseline.txt" ]; then
+			cp "$CACHE/logs/selftests-baseline.txt" "$CACHE/logs/selftests-baseline.$bkey"
+		fi
 	done
 	bp=$(grep -c '|pass$' "$CACHE/logs/selftests-baseline.txt")
 	pp=$(grep -c '|pass$' "$CACHE/logs/selftests-patched.txt")
