@@ -169,6 +169,7 @@ selftest_keys() {
 	     /^(not )?ok [0-9]+ / { line = $0; res = (line ~ /^ok/) ? "pass" : "fail"
 		if (line ~ /# [Ss][Kk][Ii][Pp]/) res = "skip"
 		sub(/^(not )?ok [0-9]+ -? ?/, "", line); sub(/ # .*/, "", line)
+		gsub(/[0-9]+(\.[0-9]+)?/, "N", line)	# counts vary from run to run
 		n = ++seen[line]; print prog "|" line (n > 1 ? " #" n : "") "|" res }' "$1"
 }
 if [ "${SELFTESTS:-1}" = 1 ]; then
@@ -177,7 +178,7 @@ if [ "${SELFTESTS:-1}" = 1 ]; then
 	# The baseline's results are reference data: reuse them while the
 	# baseline kernel, the selftest programs and the runner are unchanged.
 	bkey=$( { cat "$("$TOPDIR/tools/kernel.sh" --builddir baseline)/.thpnuma-key"
-		cat "$TOPDIR/mm-tests/selftests-mm.sh" "$CACHE"/selftests/mm/*
+		cat "$TOPDIR/mm-tests/selftests-mm.sh" "$TOPDIR/tools/check.sh" "$CACHE"/selftests/mm/*
 		echo "${SELFTEST_LIMIT:-240}"; } | sha256sum | cut -c1-16)
 	for fl in baseline patched; do
 		o=$CACHE/runs/check-$fl-selftests
