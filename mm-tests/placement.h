@@ -565,20 +565,48 @@ static inline void *map_aligned(size_t len)
 	return a;
 }
 
-/* Sum of a /proc/vmstat counter, or -1. */
-static inline long vmstat(const char *name)
+/* Value of @name in a "key value" or "Key: value kB" file, or -1. */
+static inline long proc_value(const char *path, const char *name)
 {
 	char line[256], key[128];
 	long v, ret = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	FILE *f = fopen(path, "r");
+	size_t n;
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %ld", key, &v) == 2 && !strcmp(key, name))
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %ld", key, &v) != 2)
+			continue;
+		n = strlen(key);
+		if (n && key[n - 1] == ':')
+			key[n - 1] = '\0';
+		if (!strcmp(key, name))
 			ret = v;
+	}
 	fclose(f);
 	return ret;
+}
+
+static inline long vmstat(const char *name)
+{
+	return proc_value("/proc/vmstat", name);
+}
+
+/*
+ * The modes a test runs: "-m a,b,c" if given, else every mode the kernel
+ * offers (only legacy without the numa_fallback knob).  Returns how many.
+ */
+static inline int parse_modes(const char *arg, char **v, int max)
+{
+	char *list = strdup(arg ? arg : have_numa_fallback() ?
+			    "node-first,guest,legacy" : "legacy");
+	char *tok;
+	int n = 0;
+
+	for (tok = strtok(list, ","); tok && n < max; tok = strtok(NULL, ","))
+		v[n++] = tok;
+	return n;
 }
 
 /* ---- the expected placement -------------------------------------------- */

@@ -366,7 +366,7 @@ static void test_uffd(const char *mode)
 int main(int argc, char **argv)
 {
 	const char *modes = NULL;
-	char *list, *tok, *mode_v[4];
+	char *mode_v[4];
 	int nmodes = 0, m, opt;
 	const int per_mode = 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 
@@ -377,11 +377,7 @@ int main(int argc, char **argv)
 		}
 		modes = optarg;
 	}
-	if (!modes)
-		modes = have_numa_fallback() ? "node-first,guest,legacy" : "legacy";
-	list = strdup(modes);
-	for (tok = strtok(list, ","); tok && nmodes < 4; tok = strtok(NULL, ","))
-		mode_v[nmodes++] = tok;
+	nmodes = parse_modes(modes, mode_v, 4);
 
 	topo_init();
 	tap_plan(nmodes * per_mode);

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 	int cpu_node = 0, opt, m, r, nmodes = 0;
 	bool madvise = true;
 	size_t mib = 16;
-	char *list, *tok, *mode_v[4];
+	char *mode_v[4];
 
 	while ((opt = getopt(argc, argv, "m:c:s:nr:")) != -1) {
 		switch (opt) {
@@ -172,11 +172,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!modes)
-		modes = have_numa_fallback() ? "node-first,guest,legacy" : "legacy";
-	list = strdup(modes);
-	for (tok = strtok(list, ","); tok && nmodes < 4; tok = strtok(NULL, ","))
-		mode_v[nmodes++] = tok;
+	nmodes = parse_modes(modes, mode_v, 4);
 
 	if (topo_init() < 2 || cpu_node >= nr_nodes) {
 		tap_plan(1);

@@ -13,21 +13,6 @@
 #include "placement.h"
 #include <time.h>
 
-static long meminfo_kb(const char *key)
-{
-	char line[256], k[64];
-	long v, ret = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63[^:]: %ld", k, &v) == 2 && !strcmp(k, key))
-			ret = v;
-	fclose(f);
-	return ret;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -39,7 +24,8 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	const char *modes = NULL;
-	char *list, *tok, *mode_v[4];
+	char *mode_v[4];
+	size_t len;
 	int nmodes = 0, m, opt, pct = 80;
 
 	while ((opt = getopt(argc, argv, "m:p:")) != -1) {
@@ -51,15 +37,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!modes)
-		modes = have_numa_fallback() ? "node-first,guest,legacy" : "legacy";
-	list = strdup(modes);
-	for (tok = strtok(list, ","); tok && nmodes < 4; tok = strtok(NULL, ","))
-		mode_v[nmodes++] = tok;
+	nmodes = parse_modes(modes, mode_v, 4);
 
 	topo_init();
 	tap_plan(nmodes);
-	if (meminfo_kb("SwapTotal") <= 0) {
+	if (proc_value("/proc/meminfo", "SwapTotal") <= 0) {
 		for (m = 0; m < nmodes; m++)
 			tap_skipped("no swap device on (run-guest --swap)", "usemem %s", mode_v[m]);
 		return tap_finish();
@@ -68,6 +50,8 @@ int main(int argc, char **argv)
 	thp_set("enabled", "madvise");
 	thp_set("defrag", "always");
 	run_on_node(0);
+	len = ((size_t)proc_value("/proc/meminfo", "MemTotal") * 1024 / 100 * pct) &
+	      ~(HPAGE_SZ - 1);
 
 	/*
 	 * Untimed warm-up pass: under emulation the first touch of guest RAM
@@ -75,7 +59,6 @@ int main(int argc, char **argv)
 	 * 7x slower here.
 	 */
 	{
-		size_t len = ((size_t)meminfo_kb("MemTotal") * 1024 / 100 * pct) & ~(HPAGE_SZ - 1);
 		char *buf = map_aligned(len);
 		size_t i;
 
@@ -88,7 +71,6 @@ int main(int argc, char **argv)
 	}
 
 	for (m = 0; m < nmodes; m++) {
-		size_t len = (size_t)meminfo_kb("MemTotal") * 1024 / 100 * pct;
 		long out0, in0, out1, in1, thp = 0;
 		struct placement pl;
 		double t0, t1;
@@ -97,7 +79,6 @@ int main(int argc, char **argv)
 		int node;
 		bool strict = strcmp(mode_v[m], "legacy") != 0;
 
-		len &= ~(HPAGE_SZ - 1);
 		if (have_numa_fallback() && thp_set("numa_fallback", mode_v[m])) {
 			tap_skipped("numa_fallback refused the mode", "usemem %s", mode_v[m]);
 			continue;
