@@ -17,8 +17,7 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option $1" ;;
 	esac
 done
-ensure_packages linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev \
-	cpio ccache zstd xz-utils git qemu-system-x86 debootstrap e2fsprogs
+ensure_packages $ALL_PKGS
 
 say "step 1/4: kernels (patched, baseline)"
 "$TOPDIR/tools/kernel.sh" patched

@@ -51,8 +51,7 @@ finish() {
 echo "TAP version 13"
 start=$(date +%s)
 need_disk 12000 "make check (kernel trees, builds, guest image)"
-ensure_packages linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev \
-	cpio ccache zstd xz-utils git qemu-system-x86 debootstrap e2fsprogs
+ensure_packages $ALL_PKGS
 
 # ---- 1. the series --------------------------------------------------------
 "$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1
@@ -96,7 +95,6 @@ guest() { # guest FLAVOUR TOPO CMD...
 	rm -rf "$out"
 	QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
 		--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>"$out.err"
-	grc=$?
 	tag="[$fl ${RUNTAG:-$tp}]"
 	if [ ! -f "$out/booted" ]; then
 		result fail "$tag guest boots to userspace (console: $out/console.log)"

@@ -16,7 +16,6 @@ set -eu
 TOOL=kernel
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio ccache zstd xz-utils git"
 PATCHDIR=$TOPDIR/kernel-patches
 CFGDIR=$PATCHDIR/configs
 JOBS=${JOBS:-$(($(nproc) + 1))}
@@ -38,7 +37,7 @@ esac
 
 ver=$(pkg_version || true)
 if [ -z "$ver" ]; then
-	ensure_packages $PKGS
+	ensure_packages $KERNEL_PKGS
 	ver=$(pkg_version)
 fi
 SRC=$CACHE/src/$ver
@@ -52,7 +51,7 @@ tree) echo "$tree"; exit 0 ;;
 builddir) echo "$BUILD"; exit 0 ;;
 esac
 
-ensure_packages $PKGS
+ensure_packages $KERNEL_PKGS
 mkdir -p "$CACHE/logs"
 LOG=$CACHE/logs/kernel-$flavour.log
 

@@ -8,6 +8,10 @@ export CACHE TOPDIR
 say() { printf '[%s] %s\n' "${TOOL:-thp-numa}" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "${TOOL:-thp-numa}" "$*" >&2; exit 1; }
 
+# Debian packages: building kernels, and everything make check/bench need.
+KERNEL_PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio ccache zstd xz-utils git"
+ALL_PKGS="$KERNEL_PKGS qemu-system-x86 debootstrap e2fsprogs libcap-dev"
+
 # The linux-source package version we build against, e.g. 6.12.118-1~deb12u1.
 pkg_version() {
 	dpkg-query -W -f '${Version}' "${LINUX_SOURCE_PKG:-linux-source-6.12}" 2>/dev/null
