@@ -92,6 +92,11 @@ apply_series() {
 	say "applying kernel-patches/series to $ver"
 	(cd "$PATCHED" && git am --abort >/dev/null 2>&1 || true)
 	git -C "$PATCHED" checkout -q --detach base
+	# Debian's .gitignore ignores the whole top level, so a file an older
+	# series added survives the checkout untracked and could hide a patch
+	# that forgot it.  Remove such leftovers (never the build dirs).
+	(cd "$PATCHED" && git ls-files -z --others --ignored --exclude-standard --directory |
+		grep -zv '^\.build-\|^\.thpnuma-' | xargs -0 -r rm -rf)
 	n=0
 	for p in $(series_files); do
 		n=$((n + 1))

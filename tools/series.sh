@@ -28,7 +28,9 @@ worktree() { # fresh worktree at base in $WT
 		git -C "$BASE" worktree prune
 		git -C "$BASE" worktree add -q --detach "$WT" base
 	fi
-	(cd "$WT" && git am --abort >/dev/null 2>&1; git reset -q --hard base && git clean -qfd)
+	(cd "$WT" && git am --abort >/dev/null 2>&1; git reset -q --hard base &&
+		git ls-files -z --others --ignored --exclude-standard --directory |
+			grep -zv '^\.build-' | xargs -0 -r rm -rf)
 }
 
 check() {
@@ -64,6 +66,22 @@ check() {
 			"$PATCHDIR/$p" 2>&1)
 		e=$(echo "$out" | grep -c ': ERROR:')
 		w=$(echo "$out" | grep -c ': WARNING:')
+		# "does MAINTAINERS need updating?" asks a question; answer it:
+		# every file the patch adds must already match an F: entry.
+		if echo "$out" | grep -q 'MAINTAINERS need updating'; then
+			uncovered=
+			for f in $(awk '/^new file mode/ { n = 1; next } n && /^\+\+\+ b\// { print substr($2, 3); n = 0 }' "$PATCHDIR/$p"); do
+				hit=$(sed -n 's/^F:[[:space:]]*//p' "$BASE/MAINTAINERS" | while read -r pat; do
+					case $f in $pat*) echo yes; break ;; esac
+				done)
+				[ -n "$hit" ] && echo "# $p: new file $f is covered by MAINTAINERS" ||
+					uncovered="$uncovered $f"
+			done
+			if [ -z "$uncovered" ]; then
+				w=$((w - 1))
+				out=$(echo "$out" | grep -v 'MAINTAINERS need updating')
+			fi
+		fi
 		c=$(echo "$out" | grep -c ': CHECK:')
 		echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' | sed 's/^/# /'
 		if [ "$e" = 0 ] && [ "$w" = 0 ]; then
