@@ -50,7 +50,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 {
 	long hist[MAX_NODES][NR_SIZES], want[MAX_NODES][NR_SIZES];
 	long before[5], after[5], ranges = len / HPAGE_SZ;
-	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "";
+	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "", cls_s[64];
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
 	enum nstate st[MAX_NODES];
 	int i, pos, sz, cls, gcls = -1, gsz = -1;
@@ -135,9 +135,16 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 		tap_diag("expected: %s", want_s);
 	}
 	tap_result(ok, "%s -> %s D%d %s", desc, ok ? "" : "expected", cls, psize_name[sz]);
-	/* Machine-readable line for the bench and report tools. */
-	printf("# placement %s|%s|%d|%s|%s|%s\n", rows_name, mode, cpu_node,
-	       madv ? "madvise" : "always", st_s, got_s);
+	/*
+	 * Machine-readable line for the bench and report tools; the last
+	 * field is the distance class of each zonelist position, which the
+	 * report needs to work out the best placement the states allowed.
+	 */
+	for (i = 0, cls_s[0] = '\0'; i < n; i++)
+		snprintf(cls_s + strlen(cls_s), sizeof(cls_s) - strlen(cls_s), "%s%d",
+			 i ? "," : "", dist_class(cpu_node, walk[i]));
+	printf("# placement %s|%s|%d|%s|%s|%s|%s\n", rows_name, mode, cpu_node,
+	       madv ? "madvise" : "always", st_s, got_s, cls_s);
 }
 
 int main(int argc, char **argv)

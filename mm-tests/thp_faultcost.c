@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault cost A/B for make bench (a benchmark, not a test): first-touch
+ * fault throughput and per-2M fault latency of a MADV_HUGEPAGE region in
+ * each numa_fallback mode, in one boot, with node 0 FREE and then FRAG.
+ *
+ *   thp_faultcost [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG]
+ *
+ * Runs alternate: repetition r starts with mode r mod nmodes, so drift in
+ * the emulator or the host hits every mode alike.  The ratio of a mode to
+ * legacy is taken within one repetition (adjacent runs) and its median,
+ * min and max over the repetitions are printed.  Per-mode vmstat deltas
+ * and the count of kmem:mm_page_alloc_multi_order events (perf_event_open
+ * on the tracepoint, as perf stat does) are printed beside them.
+ *
+ * Machine-readable lines start with "# faultcost", "# faultcost-ratio"
+ * and "# faultcost-vmstat".
+ */
+#include "placement.h"
+#include <linux/perf_event.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define MAX_MODES 3
+#define MAX_REPS 50
+
+static const char *const counters[] = {
+	"thp_fault_alloc", "thp_fault_fallback", "thp_fault_huge_local",
+	"thp_fault_huge_remote", "thp_fault_small_local", "thp_fault_small_remote",
+	"compact_stall",
+};
+#define NR_COUNTERS ARRAY_LEN(counters)
+
+struct run {
+	double gbps, p50, p99;		/* GB/s, us per 2M */
+	double fault_p50;		/* us per fault */
+	double thp_pct, local_pct;
+	long tp;			/* tracepoint hits, -1 if unavailable */
+};
+
+static struct run runs[MAX_MODES][MAX_REPS];
+static long deltas[MAX_MODES][NR_COUNTERS];
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, int n, double p)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(int)((n - 1) * p + 0.5)];
+}
+
+/* A counting perf event on the series' tracepoint, or -1. */
+static int tracepoint_open(void)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/kmem/mm_page_alloc_multi_order/id",
+		"/sys/kernel/debug/tracing/events/kmem/mm_page_alloc_multi_order/id",
+	};
+	struct perf_event_attr a;
+	char buf[32];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(ids); i++)
+		if (!read_file(ids[i], buf, sizeof(buf)))
+			break;
+	if (i == ARRAY_LEN(ids))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = strtoull(buf, NULL, 10);
+	a.disabled = 1;
+	return syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static int one_run(size_t len, int tp_fd, struct run *out, long *delta)
+{
+	long nchunks = len / HPAGE_SZ, c, before[NR_COUNTERS], local = 0, thp = 0;
+	double *lat = calloc(nchunks, sizeof(double)), total = 0, t;
+	double *per_fault = calloc(nchunks, sizeof(double));
+	struct rusage ru0, ru1;
+	struct placement pl;
+	uint64_t hits = 0;
+	unsigned int i;
+	size_t off;
+	char *buf;
+	int node;
+
+	buf = map_aligned(len);
+	if (!lat || !per_fault || !buf || madvise(buf, len, MADV_HUGEPAGE))
+		return -1;
+	for (i = 0; i < NR_COUNTERS; i++)
+		before[i] = vmstat(counters[i]);
+	if (tp_fd >= 0) {
+		ioctl(tp_fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(tp_fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	for (c = 0; c < nchunks; c++) {
+		getrusage(RUSAGE_SELF, &ru0);
+		t = now_ns();
+		for (off = 0; off < HPAGE_SZ; off += PAGE_SZ)
+			buf[c * HPAGE_SZ + off] = 1;
+		lat[c] = now_ns() - t;
+		getrusage(RUSAGE_SELF, &ru1);
+		total += lat[c];
+		/* one THP fault, or one fault per small page */
+		per_fault[c] = lat[c] / (ru1.ru_minflt - ru0.ru_minflt > 0 ?
+					 ru1.ru_minflt - ru0.ru_minflt : 1);
+	}
+	if (tp_fd >= 0) {
+		ioctl(tp_fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(tp_fd, &hits, sizeof(hits)) != sizeof(hits))
+			hits = 0;
+	}
+	for (i = 0; i < NR_COUNTERS; i++)
+		delta[i] += vmstat(counters[i]) - before[i];
+	if (placement_measure(buf, len, &pl)) {
+		munmap(buf, len);
+		free(lat);
+		free(per_fault);
+		return -1;
+	}
+	for (node = 0; node < MAX_NODES; node++) {
+		thp += pl.cnt[node][SZ_THP];
+		if (!dist_class(0, node) && node < nr_nodes)
+			local += pl.cnt[node][SZ_4K] + pl.cnt[node][SZ_MTHP] + pl.cnt[node][SZ_THP];
+	}
+	munmap(buf, len);
+	out->gbps = len / total;		/* bytes per ns = GB/s */
+	out->p50 = pct(lat, nchunks, 0.50) / 1e3;
+	out->p99 = pct(lat, nchunks, 0.99) / 1e3;
+	out->fault_p50 = pct(per_fault, nchunks, 0.50) / 1e3;
+	out->thp_pct = 100.0 * thp / pl.pages;
+	out->local_pct = 100.0 * local / pl.pages;
+	out->tp = tp_fd >= 0 ? (long)hits : -1;
+	free(lat);
+	free(per_fault);
+	return 0;
+}
+
+static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t len,
+		     int tp_fd)
+{
+	double ratio[MAX_REPS], v[MAX_REPS];
+	int legacy = -1, m, r, k, i;
+	char why[256];
+
+	for (i = 0; i < nr_nodes; i++)
+		node_state_set(i, FREE);
+	if (st != FREE && node_state_set(0, st)) {
+		fprintf(stderr, "thp_faultcost: cannot put node0 in %s (is nodestate.ko loaded?)\n",
+			nstate_name[st]);
+		return -1;
+	}
+	if (!node_state_check(0, st, why, sizeof(why))) {
+		fprintf(stderr, "thp_faultcost: node0 is not %s: %s\n", nstate_name[st], why);
+		node_state_set(0, FREE);
+		return -1;
+	}
+	/* One unrecorded run: the first faults of a boot pay for cold caches. */
+	if (one_run(len, tp_fd, &runs[0][0], deltas[0])) {
+		fprintf(stderr, "thp_faultcost: run failed: %s\n", strerror(errno));
+		return -1;
+	}
+	memset(deltas, 0, sizeof(deltas));
+	for (r = 0; r < reps; r++)
+		for (k = 0; k < nmodes; k++) {
+			m = (r + k) % nmodes;
+			if (have_numa_fallback() && thp_set("numa_fallback", mode_v[m])) {
+				fprintf(stderr, "thp_faultcost: numa_fallback refused '%s'\n", mode_v[m]);
+				return -1;
+			}
+			if (one_run(len, tp_fd, &runs[m][r], deltas[m])) {
+				fprintf(stderr, "thp_faultcost: run failed: %s\n", strerror(errno));
+				return -1;
+			}
+			/* state|mode|rep|GB/s|p50|p99 us per 2M|us per fault|THP%|local%|tp */
+			printf("# faultcost|%s|%s|%d|%.3f|%.0f|%.0f|%.1f|%.1f|%.1f|%ld\n",
+			       nstate_name[st], mode_v[m], r, runs[m][r].gbps, runs[m][r].p50,
+			       runs[m][r].p99, runs[m][r].fault_p50, runs[m][r].thp_pct,
+			       runs[m][r].local_pct, runs[m][r].tp);
+			fflush(stdout);
+		}
+	node_state_set(0, FREE);
+
+	for (m = 0; m < nmodes; m++)
+		if (!strcmp(mode_v[m], "legacy"))
+			legacy = m;
+	printf("\n%s: %zu MiB MADV_HUGEPAGE region faulted from node0, %d repetitions\n",
+	       nstate_name[st], len >> 20, reps);
+	printf("%-10s %7s %11s %11s %10s %5s %6s %22s\n", "mode", "GB/s", "p50 us/2M",
+	       "p99 us/2M", "us/fault", "THP%", "local%", "GB/s ratio to legacy");
+	for (m = 0; m < nmodes; m++) {
+		double gb, p50, p99, thp, loc, pf;
+
+		for (r = 0; r < reps; r++)
+			v[r] = runs[m][r].gbps;
+		gb = pct(v, reps, 0.5);
+		for (r = 0; r < reps; r++)
+			v[r] = runs[m][r].p50;
+		p50 = pct(v, reps, 0.5);
+		for (r = 0; r < reps; r++)
+			v[r] = runs[m][r].p99;
+		p99 = pct(v, reps, 0.5);
+		for (r = 0; r < reps; r++)
+			v[r] = runs[m][r].thp_pct;
+		thp = pct(v, reps, 0.5);
+		for (r = 0; r < reps; r++)
+			v[r] = runs[m][r].local_pct;
+		loc = pct(v, reps, 0.5);
+		for (r = 0; r < reps; r++)
+			v[r] = runs[m][r].fault_p50;
+		pf = pct(v, reps, 0.5);
+		printf("%-10s %7.3f %11.0f %11.0f %10.1f %5.1f %6.1f", mode_v[m], gb, p50, p99,
+		       pf, thp, loc);
+		if (legacy >= 0) {
+			double med, p99r;
+
+			for (r = 0; r < reps; r++)
+				ratio[r] = runs[m][r].gbps / runs[legacy][r].gbps;
+			med = pct(ratio, reps, 0.5);	/* sorts: [0] min, [reps - 1] max */
+			for (r = 0; r < reps; r++)
+				v[r] = runs[m][r].p99 / runs[legacy][r].p99;
+			p99r = pct(v, reps, 0.5);
+			printf("   %.3f (%.3f-%.3f)\n", med, ratio[0], ratio[reps - 1]);
+			/*
+			 * state|mode|GB/s|ratio median|min|max|p50 us/2M|p99 us/2M|
+			 * p99 ratio|us per fault|THP%|local%
+			 */
+			printf("# faultcost-ratio|%s|%s|%.3f|%.3f|%.3f|%.3f|%.0f|%.0f|%.3f|%.1f|%.1f|%.1f\n",
+			       nstate_name[st], mode_v[m], gb, med, ratio[0], ratio[reps - 1],
+			       p50, p99, p99r, pf, thp, loc);
+		} else {
+			printf("\n");
+		}
+	}
+	for (m = 0; m < nmodes; m++) {
+		long tp = 0;
+
+		printf("# faultcost-vmstat|%s|%s", nstate_name[st], mode_v[m]);
+		for (i = 0; i < (int)NR_COUNTERS; i++)
+			printf("|%s=%ld", counters[i], deltas[m][i]);
+		for (r = 0; r < reps; r++)
+			tp = runs[m][r].tp < 0 || tp < 0 ? -1 : tp + runs[m][r].tp;
+		printf("|mm_page_alloc_multi_order=%ld\n", tp);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *modes = NULL, *states = "FREE,FRAG";
+	int reps = 11, opt, nmodes, tp_fd, rc = 0;
+	size_t mib = 256;
+	char *mode_v[MAX_MODES], *s, *list;
+
+	while ((opt = getopt(argc, argv, "s:r:m:S:")) != -1) {
+		switch (opt) {
+		case 's': mib = strtoul(optarg, NULL, 10); break;
+		case 'r': reps = atoi(optarg); break;
+		case 'm': modes = optarg; break;
+		case 'S': states = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > MAX_REPS || mib < 2) {
+		fprintf(stderr, "thp_faultcost: -r takes 1..%d, -s at least 2 (MiB)\n", MAX_REPS);
+		return 2;
+	}
+	nmodes = parse_modes(modes, mode_v, MAX_MODES);
+	if (topo_init() < 1) {
+		fprintf(stderr, "thp_faultcost: no NUMA topology in sysfs\n");
+		return 1;
+	}
+	tp_fd = tracepoint_open();
+	if (tp_fd < 0)
+		fprintf(stderr, "thp_faultcost: no kmem:mm_page_alloc_multi_order tracepoint (unpatched kernel, or tracefs not mounted)\n");
+
+	thp_save();
+	thp_set("enabled", "madvise");
+	thp_set("defrag", "madvise");
+	sysctl_set("/proc/sys/vm/compaction_proactiveness", "0");
+	sysctl_set("/proc/sys/vm/watermark_boost_factor", "0");
+	run_on_node(0);
+
+	list = strdup(states);
+	for (s = strtok(list, ","); s; s = strtok(NULL, ",")) {
+		enum nstate st = !strcmp(s, "FRAG") ? FRAG : !strcmp(s, "FREE") ? FREE : FULL;
+
+		if (st == FULL) {
+			fprintf(stderr, "thp_faultcost: state '%s': use FREE or FRAG\n", s);
+			return 2;
+		}
+		if (run_state(st, mode_v, nmodes, reps, mib << 20, tp_fd))
+			rc = 1;
+	}
+	return rc;
+}
