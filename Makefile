@@ -23,7 +23,7 @@ check:
 
 ## bench         build, boot the default topology, print the tables
 bench:
-	@tools/bench.sh
+	@tools/bench.sh $(if $(COST),--cost $(COST)) $(if $(QUICK),--quick)
 
 ## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug)
 kernel:

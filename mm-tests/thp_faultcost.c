@@ -171,10 +171,13 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		return -1;
 	}
 	/* One unrecorded run: the first faults of a boot pay for cold caches. */
+	if (have_numa_fallback())
+		thp_set("numa_fallback", mode_v[0]);
 	if (one_run(len, tp_fd, &runs[0][0], deltas[0])) {
 		fprintf(stderr, "thp_faultcost: run failed: %s\n", strerror(errno));
 		return -1;
 	}
+	printf("# faultcost-warmup|%s|%s|%ld\n", nstate_name[st], mode_v[0], runs[0][0].tp);
 	memset(deltas, 0, sizeof(deltas));
 	for (r = 0; r < reps; r++)
 		for (k = 0; k < nmodes; k++) {

@@ -1,73 +1,136 @@
 #!/bin/sh
-# make bench: boot the default topology on the patched kernel, print the
-# guest's NUMA topology and the placement each numa_fallback mode gets in
-# each scenario of the design's table, and write them under results/.
+# make bench: what the series buys, measured in the emulated NUMA guest.
 #
-#   tools/bench.sh [--topo epyc4] [--out DIR]
+#   tools/bench.sh [--topo epyc4] [--out DIR] [--cost FILE]... [--quick]
+#
+#   1. numa-lat: per-distance latency table (THP and 4k, every page verified)
+#   2. placement of every scenario set in each numa_fallback mode, and on
+#      the unpatched baseline kernel
+#   3. fault cost A/B: node-first and guest against legacy, same boot
+#   4. projected access latency: placements x cost tables (tools/costs/,
+#      plus the guest's own numa-lat table and any --cost FILE)
+#   5. the report: results/<date>/report.md, CSV files and plots
+#
+# --quick cuts the repetitions and scenario sets for a smoke run.
 set -eu
 TOOL=bench
 . "$(dirname "$0")/lib.sh"
 
 topo=${TOPO:-epyc4}
 out=$TOPDIR/results/$(date +%Y%m%d-%H%M%S)
+costs=
+quick=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--topo) topo=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) die "unknown option $1" ;;
+	--cost) [ -r "$2" ] || die "cannot read cost table $2"; costs="$costs $(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+	--quick) quick=1; shift ;;
+	*) die "unknown option $1 (see the head of tools/bench.sh)" ;;
 	esac
 done
-ensure_packages $ALL_PKGS
+ensure_packages $ALL_PKGS gnuplot-nox
+start=$(date +%s)
+failed=
 
-say "step 1/4: kernels (patched, baseline)"
+say "step 1/6: kernels (patched, baseline)"
 "$TOPDIR/tools/kernel.sh" patched
 "$TOPDIR/tools/kernel.sh" baseline
-say "step 2/4: guest image and test programs"
+say "step 2/6: guest image and benchmark programs"
 "$TOPDIR/rootfs/build.sh" >/dev/null
 "$TOPDIR/tools/stage.sh" patched baseline
 
 mkdir -p "$out"
-run=$CACHE/runs/bench-patched-$topo
-rm -rf "$run"
-say "step 3/4: patched kernel on $topo: topology and placement in every mode"
-QUIET=1 "$TOPDIR/tools/run-guest" --kernel patched --topo "$topo" --out "$run" -- \
-	'numactl -H' 'insmod /mnt/thp/mod/patched/nodestate.ko' \
-	'thp_scenarios -m node-first,guest,legacy' || true
-[ -f "$run/booted" ] || die "the guest did not boot; console log: $run/console.log"
-base=$CACHE/runs/bench-baseline-$topo
-rm -rf "$base"
-say "step 4/4: baseline kernel on $topo: placement of stock 6.12"
-QUIET=1 "$TOPDIR/tools/run-guest" --kernel baseline --topo "$topo" --out "$base" -- \
-	'insmod /mnt/thp/mod/baseline/nodestate.ko' 'thp_scenarios -m legacy' || true
+echo "make bench${TOPO:+ TOPO=$TOPO}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
+date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 
-{
-	echo "## Guest topology ($topo, emulated by QEMU TCG)"
-	echo
-	echo '```'
-	sed -n '/^available:/,/^TAP version/p' "$run/output.log" | grep -v '^TAP'
-	echo '```'
-	echo
-	echo "## Placement of a 16 MiB MADV_HUGEPAGE region faulted from node 0"
-	echo
-	echo "Share of the region's 4k pages by distance class and page size, measured"
-	echo "page by page (move_pages, PAGEMAP_SCAN, kpageflags)."
-	echo
-	echo "| kernel | mode | node0,node1 | placement |"
-	echo "|---|---|---|---|"
-	for f in "$run" "$base"; do
-		k=patched
-		[ "$f" = "$base" ] && k=baseline
-		sed -n 's/^# placement //p' "$f/output.log" |
-			awk -F'|' -v k="$k" '{ printf("| %s | %s | %s | %s |\n", k, $2, $5, $6) }'
+# guest NAME FLAVOUR COMMAND...: one boot; the run dir is $CACHE/runs/bench-NAME
+guest() {
+	name=$1 flavour=$2
+	shift 2
+	run=$CACHE/runs/bench-$name
+	rm -rf "$run"
+	t=$(date +%s)
+	if QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$flavour" --topo "$topo" --out "$run" -- "$@"; then
+		say "$name: done in $(($(date +%s) - t)) s"
+	else
+		say "$name: FAILED after $(($(date +%s) - t)) s; output $run/output.log, console $run/console.log"
+		failed="$failed $name"
+	fi
+}
+
+tracefs='mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing'
+if [ "$quick" = 1 ]; then
+	lat='numa-lat -c 0 -n 1 -s 16 -x -o /mnt/out/numa-lat'
+	sets='-r epyc4'
+	fc='thp_faultcost -r 3 -s 64'
+else
+	lat='numa-lat -x -o /mnt/out/numa-lat'
+	sets='-r epyc4|-r epyc4 -n|-r deep|-r epyc4 -c 2'
+	fc='thp_faultcost'
+fi
+
+say "step 3/6: numa-lat on the patched kernel ($topo; about 1-2 min under TCG)"
+guest numa-lat patched 'numactl -H' "NUMA_LAT_PROGRESS=1 $lat"
+r=$CACHE/runs/bench-numa-lat
+sed -n '/^available:/,/^# numa-lat/p' "$r/output.log" 2>/dev/null | grep -v '^# numa-lat' >"$out/topology.txt" || true
+for e in md csv json cost; do
+	[ -f "$r/numa-lat.$e" ] && cp "$r/numa-lat.$e" "$out/"
+done
+
+scen_cmds() { # thp_scenarios command lines for each set, modes $1
+	echo "$sets" | tr '|' '\n' | while read -r s; do
+		echo "thp_scenarios -m $1 $s"
 	done
-} >"$out/placement.md"
+}
+say "step 4/6: placement, patched kernel, modes node-first, guest, legacy ($(echo "$sets" | tr '|' '\n' | wc -l) scenario sets)"
+# shellcheck disable=SC2046
+IFS='
+'
+set -- 'insmod /mnt/thp/mod/patched/nodestate.ko' $(scen_cmds node-first,guest,legacy)
+unset IFS
+guest placement-patched patched "$@"
+say "step 5/6: placement, baseline (unpatched 6.12) kernel"
+IFS='
+'
+set -- 'insmod /mnt/thp/mod/baseline/nodestate.ko' $(scen_cmds legacy)
+unset IFS
+guest placement-baseline baseline "$@"
 {
-	echo "kernel,rows,mode,cpu_node,madvise,states,placement"
-	for f in "$run" "$base"; do
-		k=patched
-		[ "$f" = "$base" ] && k=baseline
-		sed -n 's/^# placement //p' "$f/output.log" | tr '|' ',' | sed "s/^/$k,/"
+	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes"
+	for k in patched baseline; do
+		sed -n 's/^# placement //p' "$CACHE/runs/bench-placement-$k/output.log" 2>/dev/null |
+			awk -F'|' -v k="$k" '{
+				# rows|mode|cpu|madvise|states|hist (itself "a | b | ...")|classes
+				h = $6
+				for (i = 7; i < NF; i++)
+					h = h "|" $i
+				st = $5; cl = $NF
+				gsub(",", "/", st); gsub(",", "/", cl)
+				printf("%s,%s,%s,%s,%s,%s,%s,%s\n", k, $1, $2, $3, $4, st, h, cl)
+			}'
 	done
 } >"$out/placement.csv"
-cat "$out/placement.md"
-say "results in $out (placement.md, placement.csv); guest logs in $run and $base"
+{
+	for k in patched baseline; do
+		f=$CACHE/runs/bench-placement-$k/output.log
+		ok=$(grep -c '^ok ' "$f" 2>/dev/null || true)
+		nok=$(grep -c '^not ok ' "$f" 2>/dev/null || true)
+		echo "- $k kernel: $ok placements as the design's order predicts, $nok not."
+		grep '^not ok ' "$f" 2>/dev/null | sed 's/^/  - /' || true
+	done
+} >"$out/placement-tap.txt"
+
+say "step 6/6: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
+guest faultcost patched "$tracefs" 'insmod /mnt/thp/mod/patched/nodestate.ko' \
+	"perf stat -x, -o /mnt/out/perf-faultcost.txt -e kmem:mm_page_alloc_multi_order -- $fc"
+r=$CACHE/runs/bench-faultcost
+cp "$r/output.log" "$out/faultcost.log" 2>/dev/null || true
+cp "$r/perf-faultcost.txt" "$out/" 2>/dev/null || true
+
+say "report: projections, tables and plots"
+# shellcheck disable=SC2086
+"$TOPDIR/tools/report.sh" "$out" $costs
+ln -sfn "$(basename "$out")" "$TOPDIR/results/latest" 2>/dev/null || true
+say "results in $out (report.md, *.csv, plots/); took $(($(date +%s) - start)) s"
+[ -z "$failed" ] || die "these bench steps failed:$failed (their logs are named above)"

@@ -1,0 +1,306 @@
+#!/bin/sh
+# Turn the raw output of a make bench run into the report: Markdown, CSV
+# and plots.  make bench calls it; run it again by hand to re-project the
+# same run with another cost table (e.g. one numa-lat measured on a real
+# NUMA host with "numa-lat -f cost > host.cost"):
+#
+#   tools/report.sh RESULTS_DIR [extra.cost ...]
+#
+# RESULTS_DIR holds what tools/bench.sh collected: topology.txt,
+# numa-lat.{md,csv,cost}, placement.csv, faultcost.log, perf-faultcost.txt.
+# Writes report.md, projection.csv, faultcost.csv and plots/*.{svg,png}
+# there, and prints report.md.
+set -eu
+TOOL=report
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 1 ] || die "usage: tools/report.sh RESULTS_DIR [extra.cost ...]"
+R=$1
+shift
+[ -d "$R" ] || die "no results directory $R"
+COSTS="$TOPDIR/tools/costs/naples-2019.cost $TOPDIR/tools/costs/1950x-guest-2019.cost"
+# The guest's own numa-lat.cost is emulated (flat, see the report), so it
+# is not projected unless asked for, like any other measured table.
+for c in "$@"; do
+	[ -r "$c" ] || die "cannot read cost table $c"
+	grep -q '^D0 THP' "$c" || die "$c is not a cost table (no 'D0 THP' line; see tools/costs/)"
+	COSTS="$COSTS $c"
+done
+rm -rf "$R/plots"
+mkdir -p "$R/plots"
+
+# ---- projection: every placement under every cost table -----------------
+: >"$R/projection.csv.tmp"
+for c in $COSTS; do
+	awk -f "$TOPDIR/tools/project.awk" "$c" "$R/placement.csv" >>"$R/projection.csv.tmp"
+done
+{
+	echo "table,kernel,rows,mode,cpu_node,madvise,states,projected,oracle,oracle_at,gap"
+	cat "$R/projection.csv.tmp"
+} >"$R/projection.csv"
+rm -f "$R/projection.csv.tmp"
+
+# "D0 THP 100% | D0 4k 0% | ..." -> "D0 THP" (or "D1 THP 94% + D1 4k 6%")
+short() {
+	awk -F' [|] ' '{
+		out = ""
+		for (i = 1; i <= NF; i++) {
+			n = split($i, f, " ")
+			if (f[3] == "0%")
+				continue
+			out = out (out == "" ? "" : " + ") (f[3] == "100%" ? f[1] " " f[2] : $i)
+		}
+		print out == "" ? "nothing placed" : out
+	}'
+}
+
+# Scenario sets in the order they were run: rows|cpu|madvise
+sets=$(awk -F, 'NR > 1 && $1 == "patched" { k = $2 "|" $4 "|" $5; if (!(k in s)) { s[k] = 1; print k } }' "$R/placement.csv")
+
+placement_tables() {
+	for grp in $sets; do
+		rows=${grp%%|*}
+		rest=${grp#*|}
+		cpu=${rest%%|*}
+		madv=${rest#*|}
+		echo
+		echo "**rows $rows, faults from node$cpu's CPU, $madv** (node states by zonelist position from node$cpu; later nodes FREE)"
+		echo
+		echo "| node states | node-first | guest | legacy | stock 6.12 | legacy = stock |"
+		echo "|---|---|---|---|---|---|"
+		for st in $(awk -F, -v r="$rows" -v c="$cpu" -v m="$madv" \
+			'NR > 1 && $1 == "patched" && $2 == r && $4 == c && $5 == m && !s[$6]++ { print $6 }' "$R/placement.csv"); do
+			line="| $(echo "$st" | tr / ,) |"
+			for km in patched:node-first patched:guest patched:legacy baseline:legacy; do
+				k=${km%%:*} m=${km#*:}
+				cell=$(awk -F, -v k="$k" -v md="$m" -v r="$rows" -v c="$cpu" -v ma="$madv" -v s="$st" \
+					'$1 == k && $2 == r && $3 == md && $4 == c && $5 == ma && $6 == s { print $7; exit }' \
+					"$R/placement.csv")
+				line="$line $( [ -n "$cell" ] && echo "$cell" | short || echo 'not run') |"
+				eval "cell_$k$(echo "$m" | tr -d -)=\$cell"
+			done
+			# shellcheck disable=SC2154
+			if [ -z "$cell_baselinelegacy" ]; then
+				same="no baseline run"
+			elif [ "$cell_patchedlegacy" = "$cell_baselinelegacy" ]; then
+				same=yes
+			else
+				same="**differs**"
+			fi
+			echo "$line $same |"
+		done
+	done
+}
+
+projection_tables() {
+	for c in $COSTS; do
+		name=$(sed -n 's/^name[[:space:]]*//p' "$c" | head -n 1 | tr , ';')
+		echo
+		echo "**Cost table: $name** ($(echo "$c" | sed "s|^$TOPDIR/||"))"
+		echo
+		awk '!/^[[:space:]]*(#|$)/ && $1 ~ /^D[0-9]/' "$c" |
+			awk 'BEGIN { h = "|"; s = "|"; v = "|" } { h = h " " $1 " " $2 " |"; s = s "---|"; v = v sprintf(" %+g%% |", $3) } END { print h; print s; print v }'
+		echo
+		echo "Expected mean access latency, % over an all-D0-THP placement; in brackets the gap to the oracle (the cheapest page the node states left), in percentage points."
+		echo
+		echo "| rows | cpu | madvise | node states | oracle | node-first | guest | legacy | stock 6.12 |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		awk -F, -v t="$name" '
+			$1 != t { next }
+			{
+				k = $3 "," $5 "," $6 "," $7
+				if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+				oracle[k] = $9 == "n/a" ? "n/a" : sprintf("%+.1f%% (%s)", $9, $10)
+				cell = $8 == "n/a" ? "n/a" : sprintf("%+.1f%% [%s]", $8, $11 == "n/a" ? "?" : sprintf("%+.1f", $11))
+				v[k, $2 ":" $4] = cell
+			}
+			END {
+				for (i = 1; i <= n; i++) {
+					k = order[i]
+					split(k, f, ",")
+					gsub("/", ",", f[4])
+					printf("| %s | %s | %s | %s | %s |", f[1], f[2], f[3], f[4], oracle[k])
+					m = split("patched:node-first patched:guest patched:legacy baseline:legacy", km, " ")
+					for (j = 1; j <= m; j++)
+						printf(" %s |", ((k, km[j]) in v) ? v[k, km[j]] : "not run")
+					printf("\n")
+				}
+			}' "$R/projection.csv"
+	done
+}
+
+faultcost_tables() {
+	[ -s "$R/faultcost.log" ] || { echo; echo "(no fault-cost run)"; return; }
+	{
+		echo "state,mode,gbps,ratio_median,ratio_min,ratio_max,p50_us_2m,p99_us_2m,p99_ratio,us_per_fault,thp_pct,local_pct"
+		sed -n 's/^# faultcost-ratio|//p' "$R/faultcost.log" | tr '|' ,
+	} >"$R/faultcost.csv"
+	reps=$(sed -n 's/^[A-Z]*: .* \([0-9]*\) repetitions$/\1/p' "$R/faultcost.log" | head -n 1)
+	size=$(sed -n 's/^[A-Z]*: \([0-9]* MiB\) .*/\1/p' "$R/faultcost.log" | head -n 1)
+	echo
+	echo "A $size MADV_HUGEPAGE region faulted (every 4k touched) from node0, $reps repetitions per mode, modes alternating within one boot. Ratios are taken between adjacent runs of the same repetition; median (min-max) over the repetitions."
+	echo
+	echo "| node0 | mode | GB/s | GB/s ratio to legacy | p50 us per 2M | p99 us per 2M | p99 ratio | us per fault (p50) | THP % | local % |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	awk -F, 'NR > 1 { printf("| %s | %s | %.3f | %.3f (%.3f-%.3f) | %s | %s | %.2f | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) }' "$R/faultcost.csv"
+	echo
+	echo "vmstat deltas and tracepoint hits per mode, summed over the repetitions:"
+	echo
+	echo "| node0 | mode | thp_fault_alloc | thp_fault_fallback | huge local | huge remote | small local | small remote | compact_stall | kmem:mm_page_alloc_multi_order |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	sed -n 's/^# faultcost-vmstat|//p' "$R/faultcost.log" |
+		awk -F'|' '{ printf("| %s | %s |", $1, $2); for (i = 3; i <= NF; i++) { split($i, kv, "="); printf(" %s |", kv[2]) } printf("\n") }'
+	total=$(awk -F, '$3 ~ /mm_page_alloc_multi_order/ { print $1 }' "$R/perf-faultcost.txt" 2>/dev/null)
+	sum=$(sed -n 's/^# faultcost-vmstat|.*mm_page_alloc_multi_order=\([0-9-]*\)$/\1/p' "$R/faultcost.log" | awk '{ s += $1 } END { print s + 0 }')
+	warm=$(sed -n 's/^# faultcost-warmup|[^|]*|[^|]*|//p' "$R/faultcost.log" | awk '{ s += $1 } END { print s + 0 }')
+	echo
+	echo "\`perf stat -e kmem:mm_page_alloc_multi_order\` over the whole run: ${total:-not recorded}; the per-mode counts above (perf_event_open on the same tracepoint) add up to $sum, plus $warm in the unrecorded warm-up runs."
+}
+
+numa_lat_plot_data() { # per-distance table as gnuplot columns: label, one column per CPU node
+	awk -F, 'NR > 1 && $6 != "" {
+		lab = "D" $4 " " $5
+		if (!(lab in seen)) { seen[lab] = 1; labs[++nl] = lab }
+		if (!($1 in cs)) { cs[$1] = 1; cpus[++nc] = $1 }
+		sum[lab, $1] += $6; cnt[lab, $1]++
+	}
+	END {
+		printf("col")
+		for (j = 1; j <= nc; j++) printf("\t\"CPU node%s\"", cpus[j])
+		printf("\n")
+		for (i = 1; i <= nl; i++) {
+			printf("\"%s\"", labs[i])
+			for (j = 1; j <= nc; j++)
+				printf("\t%s", cnt[labs[i], cpus[j]] ? sprintf("%.1f", sum[labs[i], cpus[j]] / cnt[labs[i], cpus[j]]) : "?")
+			printf("\n")
+		}
+	}' "$R/numa-lat.csv"
+}
+
+plot() { # plot NAME TITLE YLABEL DATAFILE
+	command -v gnuplot >/dev/null || { say "gnuplot missing: no plots (apt-get install gnuplot-nox)"; return 0; }
+	cols=$(head -n 1 "$4" | awk -F'\t' '{ print NF }')
+	for t in svg png; do
+		case $t in
+		svg) term="svg size 1200,520 dynamic background rgb 'white'" ;;
+		png) term="pngcairo size 1200,520"
+			gnuplot -e 'set terminal pngcairo' 2>/dev/null || term="png size 1200,520" ;;
+		esac
+		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for $1.$t; see $R/plots/gnuplot.log"
+			set terminal $term
+			set output '$R/plots/$1.$t'
+			set title "$2"
+			set ylabel "$3"
+			set datafile separator "\t"
+			set datafile missing "?"
+			set style data histograms
+			set style histogram clustered gap 1
+			set style fill solid 0.85 border -1
+			set boxwidth 0.9
+			set key outside right top
+			set grid ytics
+			set xtics rotate by -35 scale 0 font ",9"
+			set yrange [0:*]
+			plot for [i=2:$cols] '$4' using i:xtic(1) title columnheader(i)
+		EOF
+	done
+}
+
+projection_plot_data() { # $1 table name: scenario label, then oracle and each kernel:mode
+	awk -F, -v t="$1" '
+		$1 != t { next }
+		{
+			k = $3 " c" $5 " " ($6 == "madvise" ? "madv" : "always") " " $7
+			gsub("/", ",", k)
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k; or[k] = $9 }
+			v[k, $2 ":" $4] = $8
+		}
+		END {
+			printf("scenario\toracle\tnode-first\tguest\tlegacy\t\"stock 6.12\"\n")
+			m = split("patched:node-first patched:guest patched:legacy baseline:legacy", km, " ")
+			for (i = 1; i <= n; i++) {
+				printf("\"%s\"\t%s", order[i], or[order[i]] == "n/a" ? "?" : or[order[i]])
+				for (j = 1; j <= m; j++) {
+					x = v[order[i], km[j]]
+					printf("\t%s", x == "" || x == "n/a" ? "?" : x)
+				}
+				printf("\n")
+			}
+		}' "$R/projection.csv"
+}
+
+if [ -s "$R/numa-lat.csv" ]; then
+	numa_lat_plot_data >"$R/plots/numa-lat.dat"
+	plot numa-lat "numa-lat: ns per access by distance class and page size (guest: emulated, see report)" \
+		"ns per dependent load" "$R/plots/numa-lat.dat"
+fi
+i=0
+for c in $COSTS; do
+	i=$((i + 1))
+	name=$(sed -n 's/^name[[:space:]]*//p' "$c" | head -n 1 | tr , ';')
+	projection_plot_data "$name" >"$R/plots/projection-$i.dat"
+	plot "projection-$i" "Projected access latency with the measured placements: $name" \
+		"% over all-D0-THP" "$R/plots/projection-$i.dat"
+done
+
+# ---- the report ----------------------------------------------------------
+{
+	echo "# make bench results"
+	echo
+	[ -s "$R/command.txt" ] && { echo "Produced by \`$(cat "$R/command.txt")\` on $(cat "$R/date.txt" 2>/dev/null)."; echo; }
+	echo "Everything below ran in a QEMU guest under TCG (software emulation), with"
+	echo "an emulated NUMA topology. Placements are exact, page-by-page"
+	echo "measurements. Times are emulator times: compare the ratios, not the absolute numbers."
+	echo
+	echo "## 1. Guest topology"
+	echo
+	echo '```'
+	cat "$R/topology.txt" 2>/dev/null || echo "(not recorded)"
+	echo '```'
+	echo
+	echo "## 2. Per-distance latency (numa-lat)"
+	echo
+	echo "Pointer chase over a random cycle of cache lines of a buffer bound to"
+	echo "each node, faulted from the row's CPU node. Every page's node and"
+	echo "size was verified before its cell was timed."
+	echo
+	if [ -s "$R/numa-lat.md" ]; then
+		cat "$R/numa-lat.md"
+	else
+		echo "(numa-lat did not run; see the bench log)"
+	fi
+	echo
+	echo "**Why these columns are nearly flat.** QEMU only advertises the"
+	echo "distances (the SLIT above); all guest RAM is one pool of host memory, and"
+	echo "TCG adds no delay for a remote node. What the chase sees under emulation"
+	echo "is the emulator's own cost per load (its software TLB and the host's"
+	echo "caches), so differences between columns are noise or page-size effects"
+	echo "of the emulator, not NUMA distance. Run numa-lat on a real NUMA host to"
+	echo "get real columns (docs/bench.md), and project with that table."
+	echo
+	echo "## 3. Placement by scenario"
+	echo
+	echo "Share of a 16 MiB region by distance class and page size, measured page"
+	echo "by page (move_pages, PAGEMAP_SCAN, kpageflags); 'stock 6.12' is the"
+	echo "unpatched baseline kernel."
+	[ -s "$R/placement-tap.txt" ] && { echo; cat "$R/placement-tap.txt"; }
+	placement_tables
+	echo
+	echo "## 4. Fault cost A/B"
+	faultcost_tables
+	echo
+	echo "## 5. Projected access latency"
+	echo
+	echo "Each measured placement above, weighed with a cost table (% over local"
+	echo "THP per distance class and page size). The oracle is the cheapest page"
+	echo "the scenario's node states left (FREE: THP or 4k; FRAG: 4k; FULL:"
+	echo "none); the bracket is each mode's distance from it. Cells with"
+	echo "memory on a class the table has no number for are n/a."
+	projection_tables
+	echo
+	echo "## Files"
+	echo
+	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv,"
+	echo "faultcost.csv, faultcost.log, plots/*.svg and plots/*.png."
+} >"$R/report.md"
+cat "$R/report.md"
