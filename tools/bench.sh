@@ -73,7 +73,7 @@ fi
 say "step 3/6: numa-lat on the patched kernel ($topo; about 1-2 min under TCG)"
 guest numa-lat patched 'numactl -H' "NUMA_LAT_PROGRESS=1 $lat"
 r=$CACHE/runs/bench-numa-lat
-sed -n '/^available:/,/^# numa-lat/p' "$r/output.log" 2>/dev/null | grep -v '^# numa-lat' >"$out/topology.txt" || true
+sed -n '/^available:/,/^# numa-lat/p' "$r/output.log" 2>/dev/null | grep -v '^#* *numa-lat' >"$out/topology.txt" || true
 for e in md csv json cost; do
 	[ -f "$r/numa-lat.$e" ] && cp "$r/numa-lat.$e" "$out/"
 done
