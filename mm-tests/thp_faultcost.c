@@ -22,7 +22,7 @@
 #include <time.h>
 
 #define MAX_MODES 3
-#define MAX_REPS 50
+#define MAX_REPS 101
 
 static const char *const counters[] = {
 	"thp_fault_alloc", "thp_fault_fallback", "thp_fault_huge_local",
@@ -238,14 +238,16 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 			for (r = 0; r < reps; r++)
 				v[r] = runs[m][r].p99 / runs[legacy][r].p99;
 			p99r = pct(v, reps, 0.5);
-			printf("   %.3f (%.3f-%.3f)\n", med, ratio[0], ratio[reps - 1]);
+			printf("   %.3f (IQR %.3f-%.3f)\n", med, pct(ratio, reps, 0.25),
+			       pct(ratio, reps, 0.75));
 			/*
 			 * state|mode|GB/s|ratio median|min|max|p50 us/2M|p99 us/2M|
-			 * p99 ratio|us per fault|THP%|local%
+			 * p99 ratio|us per fault|THP%|local%|ratio p25|p75
 			 */
-			printf("# faultcost-ratio|%s|%s|%.3f|%.3f|%.3f|%.3f|%.0f|%.0f|%.3f|%.1f|%.1f|%.1f\n",
+			printf("# faultcost-ratio|%s|%s|%.3f|%.3f|%.3f|%.3f|%.0f|%.0f|%.3f|%.1f|%.1f|%.1f|%.3f|%.3f\n",
 			       nstate_name[st], mode_v[m], gb, med, ratio[0], ratio[reps - 1],
-			       p50, p99, p99r, pf, thp, loc);
+			       p50, p99, p99r, pf, thp, loc, pct(ratio, reps, 0.25),
+			       pct(ratio, reps, 0.75));
 		} else {
 			printf("\n");
 		}
@@ -266,7 +268,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 int main(int argc, char **argv)
 {
 	const char *modes = NULL, *states = "FREE,FRAG";
-	int reps = 11, opt, nmodes, tp_fd, rc = 0;
+	int reps = 21, opt, nmodes, tp_fd, rc = 0;
 	size_t mib = 256;
 	char *mode_v[MAX_MODES], *s, *list;
 

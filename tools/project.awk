@@ -12,7 +12,8 @@
 # and 4k, a FRAG node 4k only, a FULL node nothing; nodes past the row's
 # states are FREE) and the gap between the two, in percentage points.
 # A share on a class/size the table has no cost for makes the projection
-# "n/a"; such options are skipped when looking for the oracle.
+# "n/a"; so does an option without a cost that no known option dominates
+# (as near or nearer, and THP or the same size).
 #
 # Output CSV: table,kernel,rows,mode,cpu_node,madvise,states,projected,oracle,oracle_at,gap
 
@@ -59,6 +60,8 @@ FNR == 1 && $1 == "kernel" { next }
 	nc = split($8, cls, "/")
 	best = ""
 	best_at = "none"
+	nu = 0
+	split("", avail)
 	for (i = 1; i <= nc; i++) {
 		s = i <= ns ? st[i] : "FREE"
 		if (s == "FULL")
@@ -68,13 +71,30 @@ FNR == 1 && $1 == "kernel" { next }
 			if (size == "THP" && s != "FREE")
 				continue
 			key = "D" cls[i] " " size
-			if (!(key in cost))
+			if (!(key in cost)) {
+				unknown[++nu] = cls[i] " " size
 				continue
+			}
+			avail[cls[i] " " size] = 1
 			if (best == "" || cost[key] < best) {
 				best = cost[key]
 				best_at = key
 			}
 		}
+	}
+	# An option without a cost could be the cheapest, unless a known one
+	# is at most as far and at least as big (same class or nearer, THP or
+	# the same size).
+	for (u = 1; u <= nu; u++) {
+		split(unknown[u], uo, " ")
+		dominated = 0
+		for (a in avail) {
+			split(a, ao, " ")
+			if (ao[1] + 0 <= uo[1] + 0 && (ao[2] == "THP" || ao[2] == uo[2]))
+				dominated = 1
+		}
+		if (!dominated)
+			best = ""
 	}
 	p = known ? sprintf("%.1f", proj) : "n/a"
 	o = best == "" ? "n/a" : sprintf("%.1f", best)

@@ -132,17 +132,17 @@ projection_tables() {
 faultcost_tables() {
 	[ -s "$R/faultcost.log" ] || { echo; echo "(no fault-cost run)"; return; }
 	{
-		echo "state,mode,gbps,ratio_median,ratio_min,ratio_max,p50_us_2m,p99_us_2m,p99_ratio,us_per_fault,thp_pct,local_pct"
+		echo "state,mode,gbps,ratio_median,ratio_min,ratio_max,p50_us_2m,p99_us_2m,p99_ratio,us_per_fault,thp_pct,local_pct,ratio_p25,ratio_p75"
 		sed -n 's/^# faultcost-ratio|//p' "$R/faultcost.log" | tr '|' ,
 	} >"$R/faultcost.csv"
 	reps=$(sed -n 's/^[A-Z]*: .* \([0-9]*\) repetitions$/\1/p' "$R/faultcost.log" | head -n 1)
 	size=$(sed -n 's/^[A-Z]*: \([0-9]* MiB\) .*/\1/p' "$R/faultcost.log" | head -n 1)
 	echo
-	echo "A $size MADV_HUGEPAGE region faulted (every 4k touched) from node0, $reps repetitions per mode, modes alternating within one boot. Ratios are taken between adjacent runs of the same repetition; median (min-max) over the repetitions."
+	echo "A $size MADV_HUGEPAGE region faulted (every 4k touched) from node0, $reps repetitions per mode, modes alternating within one boot. A ratio is taken between adjacent runs of one repetition; the table gives its median, interquartile range and min-max over the repetitions. GB/s and latencies are medians."
 	echo
-	echo "| node0 | mode | GB/s | GB/s ratio to legacy | p50 us per 2M | p99 us per 2M | p99 ratio | us per fault (p50) | THP % | local % |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
-	awk -F, 'NR > 1 { printf("| %s | %s | %.3f | %.3f (%.3f-%.3f) | %s | %s | %.2f | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) }' "$R/faultcost.csv"
+	echo "| node0 | mode | GB/s | GB/s ratio to legacy: median | IQR | min-max | p50 us per 2M | p99 us per 2M | p99 ratio | us per fault (p50) | THP % | local % |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F, 'NR > 1 { printf("| %s | %s | %.3f | %.3f | %.3f-%.3f | %.3f-%.3f | %s | %s | %.2f | %s | %s | %s |\n", $1, $2, $3, $4, $13, $14, $5, $6, $7, $8, $9, $10, $11, $12) }' "$R/faultcost.csv"
 	echo
 	echo "vmstat deltas and tracepoint hits per mode, summed over the repetitions:"
 	echo
