@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -256,12 +257,55 @@ static inline int dist_class(int cpu_node, int mem_node)
 	return rank;
 }
 
-/* Nodes in the order a zonelist of @from walks them (distance, then id). */
+/*
+ * The kernel's own fallback order for @from, from its boot message
+ * "Fallback order for Node N: a b c ..." (build_zonelists()).  Among nodes
+ * at equal distance it is not id order: find_next_best_node() spreads the
+ * load, so chain4's node 1 walks 1 2 0 3.  Returns the count, 0 if the
+ * message is gone from the log.
+ */
+static inline int kernel_walk_order(int from, int *order)
+{
+	char key[48], *buf, *p, *last = NULL;
+	int len = klogctl(10, NULL, 0), n = 0;	/* SYSLOG_ACTION_SIZE_BUFFER */
+
+	if (len <= 0 || !(buf = malloc(len + 1)))
+		return 0;
+	len = klogctl(3, buf, len);		/* SYSLOG_ACTION_READ_ALL */
+	if (len <= 0) {
+		free(buf);
+		return 0;
+	}
+	buf[len] = '\0';
+	snprintf(key, sizeof(key), "Fallback order for Node %d: ", from);
+	for (p = strstr(buf, key); p; p = strstr(p + 1, key))
+		last = p + strlen(key);
+	for (p = last; p && n < MAX_NODES; ) {
+		char *e;
+		long v = strtol(p, &e, 10);
+
+		if (e == p)
+			break;
+		order[n++] = v;
+		p = e;
+		while (*p == ' ')
+			p++;
+		if (*p == '\n')
+			break;
+	}
+	free(buf);
+	return n;
+}
+
+/* Nodes in the order a zonelist of @from walks them. */
 static inline int walk_order(int from, int *order)
 {
-	int i, j, n = 0;
+	int i, j, n = kernel_walk_order(from, order);
 
-	for (i = 0; i < nr_nodes; i++)
+	if (n == nr_nodes)
+		return n;
+	/* No boot message: SLIT distance, then node id. */
+	for (n = 0, i = 0; i < nr_nodes; i++)
 		order[n++] = i;
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)

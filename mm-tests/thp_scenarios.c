@@ -186,6 +186,16 @@ int main(int argc, char **argv)
 		tap_skipped("needs a NUMA guest with the CPU node present", "thp_scenarios");
 		return 0;
 	}
+	{
+		int walk[MAX_NODES], n = walk_order(cpu_node, walk), i;
+		char w[96] = "";
+
+		for (i = 0; i < n; i++)
+			snprintf(w + strlen(w), sizeof(w) - strlen(w), " %d", walk[i]);
+		tap_diag("fallback order from node%d:%s (%s)", cpu_node, w,
+			 kernel_walk_order(cpu_node, walk) == n ? "kernel boot log" :
+			 "SLIT, then node id: boot log message not found");
+	}
 	tap_plan(nmodes * nrows);
 	if (node_first_cpu(cpu_node) < 0) {
 		for (m = 0; m < nmodes * nrows; m++)

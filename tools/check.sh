@@ -126,10 +126,20 @@ for tp in $topos; do
 		if [ "$fl" = patched ]; then
 			set -- "kunit-results.sh mm_multi_order" "$@" "thp_knob"
 		fi
-		if [ "$tp" = epyc4 ]; then
-			set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios" \
-				"thp_scenarios -n" "thp_policy"
-		fi
+		# Scenario rows: the design's table, without madvise, rows that
+		# reach the third and fourth node (D3 on chain4), faults from
+		# another CPU node, and the CPU-less node of cxl (position 1
+		# from node 0, the last from node 1).
+		m=
+		[ "$fl" = baseline ] && m=" -m legacy"
+		case $tp in
+		epyc4) set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios$m" \
+			"thp_scenarios$m -n" "thp_scenarios$m -r deep" "thp_scenarios$m -c 2" "thp_policy" ;;
+		chain4) set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios$m -r deep" \
+			"thp_scenarios$m" "thp_scenarios$m -c 1" ;;
+		cxl) set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios$m" \
+			"thp_scenarios$m -n" "thp_scenarios$m -c 1" ;;
+		esac
 		say "guest: $fl on $tp ($(($(date +%s) - start))s so far)"
 		guest "$fl" "$tp" run-tests.sh "$@"
 	done
@@ -213,18 +223,19 @@ fi
 
 # ---- 4. legacy mode equals the unpatched kernel, row by row ------------------
 legacy_rows() { sed -n 's/^# placement \([^|]*\)|legacy|/\1|/p' "$1" 2>/dev/null | sort; }
-b=$CACHE/runs/check-baseline-epyc4/output.log p=$CACHE/runs/check-patched-epyc4/output.log
-case " $topos " in *" epyc4 "*)
-	legacy_rows "$b" >"$CACHE/logs/legacy-baseline.txt"
-	legacy_rows "$p" >"$CACHE/logs/legacy-patched.txt"
-	rows=$(wc -l <"$CACHE/logs/legacy-baseline.txt")
-	if [ "$rows" -gt 0 ] && cmp -s "$CACHE/logs/legacy-baseline.txt" "$CACHE/logs/legacy-patched.txt"; then
-		result ok "legacy mode places all $rows epyc4 rows exactly as the unpatched kernel"
+for tp in epyc4 chain4 cxl; do
+	case " $topos " in *" $tp "*) ;; *) continue ;; esac
+	b=$CACHE/runs/check-baseline-$tp/output.log p=$CACHE/runs/check-patched-$tp/output.log
+	legacy_rows "$b" >"$CACHE/logs/legacy-baseline-$tp.txt"
+	legacy_rows "$p" >"$CACHE/logs/legacy-patched-$tp.txt"
+	rows=$(wc -l <"$CACHE/logs/legacy-baseline-$tp.txt")
+	if [ "$rows" -gt 0 ] && cmp -s "$CACHE/logs/legacy-baseline-$tp.txt" "$CACHE/logs/legacy-patched-$tp.txt"; then
+		result ok "legacy mode places all $rows $tp rows exactly as the unpatched kernel"
 	else
-		result fail "legacy mode differs from the unpatched kernel ($rows rows)"
-		diff "$CACHE/logs/legacy-baseline.txt" "$CACHE/logs/legacy-patched.txt" | sed 's/^/# /'
-	fi ;;
-esac
+		result fail "legacy mode differs from the unpatched kernel on $tp ($rows rows)"
+		diff "$CACHE/logs/legacy-baseline-$tp.txt" "$CACHE/logs/legacy-patched-$tp.txt" | sed 's/^/# /'
+	fi
+done
 
 echo "# make check took $(($(date +%s) - start))s"
 finish
