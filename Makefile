@@ -65,7 +65,7 @@ dry-run:
 series-check:
 	@tools/series.sh check
 
-## series-build  build after each patch, and with NUMA=n and THP=n
+## series-build  build after each patch, and with NUMA=n and THP=n (STEPS=, TARGETS=)
 series-build:
 	@tools/series.sh build-each
 

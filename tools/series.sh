@@ -8,7 +8,8 @@
 #   tools/series.sh build-each   build after every patch (incremental), then
 #                                the whole series with CONFIG_NUMA=n and with
 #                                CONFIG_TRANSPARENT_HUGEPAGE=n.  TARGETS=
-#                                (default bzImage) narrows it, e.g. "mm/".
+#                                (default bzImage) narrows it, e.g. "mm/";
+#                                STEPS="patches" or "configs" runs one half.
 set -u
 TOOL=series
 . "$(dirname "$0")/lib.sh"
@@ -101,7 +102,10 @@ build_each() {
 	mkdir -p "$CACHE/logs"
 	LOG=$CACHE/logs/series-build-each.log
 	: >"$LOG"
-	echo "# make $TARGETS after each patch, then with CONFIG_NUMA=n and CONFIG_TRANSPARENT_HUGEPAGE=n"
+	STEPS=${STEPS:-patches configs}
+	echo "# make $TARGETS: $STEPS (patches: after each patch; configs: the series with CONFIG_NUMA=n and CONFIG_TRANSPARENT_HUGEPAGE=n)"
+	# Its own worktree: "series.sh check" (make check) resets the other one.
+	WT=$(dirname "$BASE")/series-build
 	worktree
 	config() { # config BUILDDIR FRAGMENT...
 		b=$1
@@ -113,8 +117,11 @@ build_each() {
 		make -s -C "$WT" O="$b" olddefconfig >>"$LOG" 2>&1
 	}
 	B=$WT/.build-each
-	config "$B" "$PATCHDIR/configs/base.config" "$PATCHDIR/configs/patched.config"
 	rc=0 i=0
+	case " $STEPS " in *" patches "*)
+		config "$B" "$PATCHDIR/configs/base.config" "$PATCHDIR/configs/patched.config" ;;
+	*) patches= ;;
+	esac
 	for p in $patches; do
 		i=$((i + 1))
 		(cd "$WT" && $G am -q "$PATCHDIR/$p") >>"$LOG" 2>&1 ||
@@ -131,6 +138,12 @@ build_each() {
 			echo "not ok - make $TARGETS fails after patch $i: $p (log: $LOG)"
 			rc=1
 		fi
+	done
+	case " $STEPS " in *" configs "*) ;; *) return $rc ;; esac
+	# The whole series, applied by now or here.
+	[ -n "$patches" ] || for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series"); do
+		(cd "$WT" && $G am -q "$PATCHDIR/$p") >>"$LOG" 2>&1 ||
+			{ echo "not ok - patch $p does not apply"; return 1; }
 	done
 	for f in nonuma nothp; do
 		Bf=$WT/.build-each-$f
