@@ -120,6 +120,7 @@ guest placement-baseline baseline "$@"
 		grep '^not ok ' "$f" 2>/dev/null | sed 's/^/  - /' || true
 	done
 } >"$out/placement-tap.txt"
+grep -q ', [1-9][0-9]* not\.$' "$out/placement-tap.txt" && failed="$failed placement(rows-off-the-design's-order)"
 
 say "step 6/6: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
 guest faultcost patched "$tracefs" 'insmod /mnt/thp/mod/patched/nodestate.ko' \
