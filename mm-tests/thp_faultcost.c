@@ -6,12 +6,15 @@
  *
  *   thp_faultcost [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG]
  *
- * Runs alternate: repetition r starts with mode r mod nmodes, so drift in
- * the emulator or the host hits every mode alike.  The ratio of a mode to
- * legacy is taken within one repetition (adjacent runs) and its median,
- * min and max over the repetitions are printed.  Per-mode vmstat deltas
- * and the count of kmem:mm_page_alloc_multi_order events (perf_event_open
- * on the tracepoint, as perf stat does) are printed beside them.
+ * The modes take turns 2M by 2M: a repetition maps one region per mode
+ * and faults range c of every region before range c + 1, switching
+ * numa_fallback in between (outside the timing) and rotating which mode
+ * goes first.  Emulator and host noise, large under TCG, so hits every
+ * mode alike.  The ratio of a mode to legacy is taken within one
+ * repetition; its median, quartiles, min and max over the repetitions are
+ * printed.  Per-mode vmstat deltas and the count of
+ * kmem:mm_page_alloc_multi_order events (perf_event_open on the
+ * tracepoint, as perf stat does) are printed beside them.
  *
  * Machine-readable lines start with "# faultcost", "# faultcost-ratio"
  * and "# faultcost-vmstat".
@@ -86,76 +89,125 @@ static int tracepoint_open(void)
 	return syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
-static int one_run(size_t len, int tp_fd, struct run *out, long *delta)
+/* All counters from one read of /proc/vmstat. */
+static void vmstat_all(long *v)
 {
-	long nchunks = len / HPAGE_SZ, c, before[NR_COUNTERS], local = 0, thp = 0;
-	double *lat = calloc(nchunks, sizeof(double)), total = 0, t;
-	double *per_fault = calloc(nchunks, sizeof(double));
-	struct rusage ru0, ru1;
-	struct placement pl;
-	uint64_t hits = 0;
+	char line[256], key[128];
 	unsigned int i;
-	size_t off;
-	char *buf;
-	int node;
+	long val;
+	FILE *f = fopen("/proc/vmstat", "r");
 
-	buf = map_aligned(len);
-	if (!lat || !per_fault || !buf || madvise(buf, len, MADV_HUGEPAGE))
-		return -1;
 	for (i = 0; i < NR_COUNTERS; i++)
-		before[i] = vmstat(counters[i]);
-	if (tp_fd >= 0) {
-		ioctl(tp_fd, PERF_EVENT_IOC_RESET, 0);
+		v[i] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld", key, &val) == 2)
+			for (i = 0; i < NR_COUNTERS; i++)
+				if (!strcmp(key, counters[i]))
+					v[i] = val;
+	fclose(f);
+}
+
+static uint64_t tp_read(int fd)
+{
+	uint64_t v = 0;
+
+	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/*
+ * One repetition: a region per mode, faulted 2M at a time with the modes
+ * taking turns (the mode switches between ranges, outside the timing), so
+ * every mode meets the same emulator and host noise within milliseconds.
+ */
+static int one_rep(size_t len, char **mode_v, int nmodes, int rep, int tp_fd,
+		   struct run *out, long (*delta)[NR_COUNTERS])
+{
+	long nchunks = len / HPAGE_SZ, c, b[NR_COUNTERS], a[NR_COUNTERS];
+	double *lat[MAX_MODES], *per_fault[MAX_MODES], total[MAX_MODES] = { 0 }, t;
+	long tp[MAX_MODES] = { 0 };
+	char *buf[MAX_MODES];
+	struct rusage ru0, ru1;
+	int m, k, ret = -1;
+	unsigned int i;
+
+	for (m = 0; m < nmodes; m++) {
+		lat[m] = calloc(nchunks, sizeof(double));
+		per_fault[m] = calloc(nchunks, sizeof(double));
+		buf[m] = map_aligned(len);
+		if (!lat[m] || !per_fault[m] || !buf[m] || madvise(buf[m], len, MADV_HUGEPAGE))
+			return -1;
+	}
+	if (tp_fd >= 0)
 		ioctl(tp_fd, PERF_EVENT_IOC_ENABLE, 0);
-	}
-	for (c = 0; c < nchunks; c++) {
-		getrusage(RUSAGE_SELF, &ru0);
-		t = now_ns();
-		for (off = 0; off < HPAGE_SZ; off += PAGE_SZ)
-			buf[c * HPAGE_SZ + off] = 1;
-		lat[c] = now_ns() - t;
-		getrusage(RUSAGE_SELF, &ru1);
-		total += lat[c];
-		/* one THP fault, or one fault per small page */
-		per_fault[c] = lat[c] / (ru1.ru_minflt - ru0.ru_minflt > 0 ?
-					 ru1.ru_minflt - ru0.ru_minflt : 1);
-	}
-	if (tp_fd >= 0) {
+	for (c = 0; c < nchunks; c++)
+		for (k = 0; k < nmodes; k++) {
+			uint64_t t0;
+			size_t off;
+
+			m = (c + k + rep) % nmodes;
+			if (have_numa_fallback() && thp_set("numa_fallback", mode_v[m]))
+				goto out;
+			vmstat_all(b);
+			t0 = tp_read(tp_fd);
+			getrusage(RUSAGE_SELF, &ru0);
+			t = now_ns();
+			for (off = 0; off < HPAGE_SZ; off += PAGE_SZ)
+				buf[m][c * HPAGE_SZ + off] = 1;
+			lat[m][c] = now_ns() - t;
+			getrusage(RUSAGE_SELF, &ru1);
+			tp[m] += tp_read(tp_fd) - t0;
+			vmstat_all(a);
+			for (i = 0; i < NR_COUNTERS; i++)
+				delta[m][i] += a[i] - b[i];
+			total[m] += lat[m][c];
+			/* one THP fault, or one fault per small page */
+			per_fault[m][c] = lat[m][c] / (ru1.ru_minflt - ru0.ru_minflt > 0 ?
+						       ru1.ru_minflt - ru0.ru_minflt : 1);
+		}
+	if (tp_fd >= 0)
 		ioctl(tp_fd, PERF_EVENT_IOC_DISABLE, 0);
-		if (read(tp_fd, &hits, sizeof(hits)) != sizeof(hits))
-			hits = 0;
+
+	for (m = 0; m < nmodes; m++) {
+		struct placement pl;
+		long local = 0, thp = 0;
+		int node;
+
+		if (placement_measure(buf[m], len, &pl))
+			goto out;
+		for (node = 0; node < nr_nodes; node++) {
+			thp += pl.cnt[node][SZ_THP];
+			if (!dist_class(0, node))
+				local += pl.cnt[node][SZ_4K] + pl.cnt[node][SZ_MTHP] +
+					 pl.cnt[node][SZ_THP];
+		}
+		out[m].gbps = len / total[m];		/* bytes per ns = GB/s */
+		out[m].p50 = pct(lat[m], nchunks, 0.50) / 1e3;
+		out[m].p99 = pct(lat[m], nchunks, 0.99) / 1e3;
+		out[m].fault_p50 = pct(per_fault[m], nchunks, 0.50) / 1e3;
+		out[m].thp_pct = 100.0 * thp / pl.pages;
+		out[m].local_pct = 100.0 * local / pl.pages;
+		out[m].tp = tp_fd >= 0 ? tp[m] : -1;
 	}
-	for (i = 0; i < NR_COUNTERS; i++)
-		delta[i] += vmstat(counters[i]) - before[i];
-	if (placement_measure(buf, len, &pl)) {
-		munmap(buf, len);
-		free(lat);
-		free(per_fault);
-		return -1;
+	ret = 0;
+out:
+	for (m = 0; m < nmodes; m++) {
+		munmap(buf[m], len);
+		free(lat[m]);
+		free(per_fault[m]);
 	}
-	for (node = 0; node < MAX_NODES; node++) {
-		thp += pl.cnt[node][SZ_THP];
-		if (!dist_class(0, node) && node < nr_nodes)
-			local += pl.cnt[node][SZ_4K] + pl.cnt[node][SZ_MTHP] + pl.cnt[node][SZ_THP];
-	}
-	munmap(buf, len);
-	out->gbps = len / total;		/* bytes per ns = GB/s */
-	out->p50 = pct(lat, nchunks, 0.50) / 1e3;
-	out->p99 = pct(lat, nchunks, 0.99) / 1e3;
-	out->fault_p50 = pct(per_fault, nchunks, 0.50) / 1e3;
-	out->thp_pct = 100.0 * thp / pl.pages;
-	out->local_pct = 100.0 * local / pl.pages;
-	out->tp = tp_fd >= 0 ? (long)hits : -1;
-	free(lat);
-	free(per_fault);
-	return 0;
+	return ret;
 }
 
 static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t len,
 		     int tp_fd)
 {
 	double ratio[MAX_REPS], v[MAX_REPS];
-	int legacy = -1, m, r, k, i;
+	struct run warm[MAX_MODES], cur[MAX_MODES];
+	int legacy = -1, m, r, i;
 	char why[256];
 
 	for (i = 0; i < nr_nodes; i++)
@@ -170,33 +222,30 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		node_state_set(0, FREE);
 		return -1;
 	}
-	/* One unrecorded run: the first faults of a boot pay for cold caches. */
-	if (have_numa_fallback())
-		thp_set("numa_fallback", mode_v[0]);
-	if (one_run(len, tp_fd, &runs[0][0], deltas[0])) {
+	/* One unrecorded repetition: the first faults of a boot pay for cold caches. */
+	memset(deltas, 0, sizeof(deltas));
+	if (one_rep(len, mode_v, nmodes, 0, tp_fd, warm, deltas)) {
 		fprintf(stderr, "thp_faultcost: run failed: %s\n", strerror(errno));
 		return -1;
 	}
-	printf("# faultcost-warmup|%s|%s|%ld\n", nstate_name[st], mode_v[0], runs[0][0].tp);
+	for (m = 0; m < nmodes; m++)
+		printf("# faultcost-warmup|%s|%s|%ld\n", nstate_name[st], mode_v[m], warm[m].tp);
 	memset(deltas, 0, sizeof(deltas));
-	for (r = 0; r < reps; r++)
-		for (k = 0; k < nmodes; k++) {
-			m = (r + k) % nmodes;
-			if (have_numa_fallback() && thp_set("numa_fallback", mode_v[m])) {
-				fprintf(stderr, "thp_faultcost: numa_fallback refused '%s'\n", mode_v[m]);
-				return -1;
-			}
-			if (one_run(len, tp_fd, &runs[m][r], deltas[m])) {
-				fprintf(stderr, "thp_faultcost: run failed: %s\n", strerror(errno));
-				return -1;
-			}
+	for (r = 0; r < reps; r++) {
+		if (one_rep(len, mode_v, nmodes, r, tp_fd, cur, deltas)) {
+			fprintf(stderr, "thp_faultcost: run failed: %s\n", strerror(errno));
+			return -1;
+		}
+		for (m = 0; m < nmodes; m++) {
+			runs[m][r] = cur[m];
 			/* state|mode|rep|GB/s|p50|p99 us per 2M|us per fault|THP%|local%|tp */
 			printf("# faultcost|%s|%s|%d|%.3f|%.0f|%.0f|%.1f|%.1f|%.1f|%ld\n",
 			       nstate_name[st], mode_v[m], r, runs[m][r].gbps, runs[m][r].p50,
 			       runs[m][r].p99, runs[m][r].fault_p50, runs[m][r].thp_pct,
 			       runs[m][r].local_pct, runs[m][r].tp);
-			fflush(stdout);
 		}
+		fflush(stdout);
+	}
 	node_state_set(0, FREE);
 
 	for (m = 0; m < nmodes; m++)
@@ -269,7 +318,7 @@ int main(int argc, char **argv)
 {
 	const char *modes = NULL, *states = "FREE,FRAG";
 	int reps = 21, opt, nmodes, tp_fd, rc = 0;
-	size_t mib = 256;
+	size_t mib = 128;
 	char *mode_v[MAX_MODES], *s, *list;
 
 	while ((opt = getopt(argc, argv, "s:r:m:S:")) != -1) {

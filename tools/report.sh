@@ -138,7 +138,7 @@ faultcost_tables() {
 	reps=$(sed -n 's/^[A-Z]*: .* \([0-9]*\) repetitions$/\1/p' "$R/faultcost.log" | head -n 1)
 	size=$(sed -n 's/^[A-Z]*: \([0-9]* MiB\) .*/\1/p' "$R/faultcost.log" | head -n 1)
 	echo
-	echo "A $size MADV_HUGEPAGE region faulted (every 4k touched) from node0, $reps repetitions per mode, modes alternating within one boot. A ratio is taken between adjacent runs of one repetition; the table gives its median, interquartile range and min-max over the repetitions. GB/s and latencies are medians."
+	echo "One $size MADV_HUGEPAGE region per mode, faulted (every 4k touched) from node0 in one boot, the modes taking turns 2M by 2M (numa_fallback switched between ranges, outside the timing); $reps repetitions. A ratio compares a mode with legacy within one repetition; the table gives its median, interquartile range and min-max over the repetitions. GB/s and latencies are medians."
 	echo
 	echo "| node0 | mode | GB/s | GB/s ratio to legacy: median | IQR | min-max | p50 us per 2M | p99 us per 2M | p99 ratio | us per fault (p50) | THP % | local % |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
