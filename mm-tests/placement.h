@@ -357,6 +357,22 @@ static inline int node_state_set(int node, enum nstate s)
 }
 
 /*
+ * The settings every node-state scenario runs under, restored at exit:
+ * THP @enabled with defrag=madvise, and node states that hold for the
+ * whole row (no proactive compaction, no watermark boost that kswapd
+ * would take away again); the task runs on @cpu_node's first CPU.
+ */
+static inline void scenario_env(const char *enabled, int cpu_node)
+{
+	thp_save();
+	thp_set("enabled", enabled);
+	thp_set("defrag", "madvise");
+	sysctl_set("/proc/sys/vm/compaction_proactiveness", "0");
+	sysctl_set("/proc/sys/vm/watermark_boost_factor", "0");
+	run_on_node(cpu_node);
+}
+
+/*
  * Free blocks of at least pageblock order on @node that a normal
  * allocation could use (HighAtomic and Isolate blocks do not count), and
  * free/low watermark pages of its largest zone, from /proc.

@@ -21,6 +21,7 @@
  */
 #include "placement.h"
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -63,6 +64,17 @@ static double pct(double *v, int n, double p)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return v[(int)((n - 1) * p + 0.5)];
+}
+
+/* Median over the repetitions of mode @m of the double at @off in struct run. */
+static double median(int m, int reps, size_t off)
+{
+	double v[MAX_REPS];
+	int r;
+
+	for (r = 0; r < reps; r++)
+		v[r] = *(double *)((char *)&runs[m][r] + off);
+	return pct(v, reps, 0.5);
 }
 
 /* A counting perf event on the series' tracepoint, or -1. */
@@ -256,26 +268,13 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 	printf("%-10s %7s %11s %11s %10s %5s %6s %22s\n", "mode", "GB/s", "p50 us/2M",
 	       "p99 us/2M", "us/fault", "THP%", "local%", "GB/s ratio to legacy");
 	for (m = 0; m < nmodes; m++) {
-		double gb, p50, p99, thp, loc, pf;
+		double gb = median(m, reps, offsetof(struct run, gbps));
+		double p50 = median(m, reps, offsetof(struct run, p50));
+		double p99 = median(m, reps, offsetof(struct run, p99));
+		double thp = median(m, reps, offsetof(struct run, thp_pct));
+		double loc = median(m, reps, offsetof(struct run, local_pct));
+		double pf = median(m, reps, offsetof(struct run, fault_p50));
 
-		for (r = 0; r < reps; r++)
-			v[r] = runs[m][r].gbps;
-		gb = pct(v, reps, 0.5);
-		for (r = 0; r < reps; r++)
-			v[r] = runs[m][r].p50;
-		p50 = pct(v, reps, 0.5);
-		for (r = 0; r < reps; r++)
-			v[r] = runs[m][r].p99;
-		p99 = pct(v, reps, 0.5);
-		for (r = 0; r < reps; r++)
-			v[r] = runs[m][r].thp_pct;
-		thp = pct(v, reps, 0.5);
-		for (r = 0; r < reps; r++)
-			v[r] = runs[m][r].local_pct;
-		loc = pct(v, reps, 0.5);
-		for (r = 0; r < reps; r++)
-			v[r] = runs[m][r].fault_p50;
-		pf = pct(v, reps, 0.5);
 		printf("%-10s %7.3f %11.0f %11.0f %10.1f %5.1f %6.1f", mode_v[m], gb, p50, p99,
 		       pf, thp, loc);
 		if (legacy >= 0) {
@@ -345,12 +344,7 @@ int main(int argc, char **argv)
 	if (tp_fd < 0)
 		fprintf(stderr, "thp_faultcost: no kmem:mm_page_alloc_multi_order tracepoint (unpatched kernel, or tracefs not mounted)\n");
 
-	thp_save();
-	thp_set("enabled", "madvise");
-	thp_set("defrag", "madvise");
-	sysctl_set("/proc/sys/vm/compaction_proactiveness", "0");
-	sysctl_set("/proc/sys/vm/watermark_boost_factor", "0");
-	run_on_node(0);
+	scenario_env("madvise", 0);
 
 	list = strdup(states);
 	for (s = strtok(list, ","); s; s = strtok(NULL, ",")) {

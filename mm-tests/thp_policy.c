@@ -387,12 +387,7 @@ int main(int argc, char **argv)
 				    "thp_policy %d", m);
 		return tap_finish();
 	}
-	thp_save();
-	thp_set("enabled", "madvise");
-	thp_set("defrag", "madvise");
-	sysctl_set("/proc/sys/vm/compaction_proactiveness", "0");
-	sysctl_set("/proc/sys/vm/watermark_boost_factor", "0");
-	run_on_node(0);
+	scenario_env("madvise", 0);
 
 	for (m = 0; m < nmodes; m++) {
 		if (have_numa_fallback() && thp_set("numa_fallback", mode_v[m])) {

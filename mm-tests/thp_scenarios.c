@@ -202,16 +202,7 @@ int main(int argc, char **argv)
 			tap_skipped("CPU-less node", "node%d has no CPU", cpu_node);
 		return tap_finish();
 	}
-	thp_save();
-	thp_set("enabled", madvise ? "madvise" : "always");
-	thp_set("defrag", "madvise");
-	/*
-	 * Node states must hold for the whole row: no proactive compaction,
-	 * and no watermark boost that kswapd would take away again.
-	 */
-	sysctl_set("/proc/sys/vm/compaction_proactiveness", "0");
-	sysctl_set("/proc/sys/vm/watermark_boost_factor", "0");
-	run_on_node(cpu_node);
+	scenario_env(madvise ? "madvise" : "always", cpu_node);
 
 	for (m = 0; m < nmodes; m++) {
 		bool can = have_numa_fallback() ? !thp_set("numa_fallback", mode_v[m])
