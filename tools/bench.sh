@@ -3,7 +3,8 @@
 #
 #   tools/bench.sh [--topo epyc4] [--out DIR] [--cost FILE]... [--quick]
 #
-#   1. numa-lat: per-distance latency table (THP and 4k, every page verified)
+#   1. numa-lat: per-distance latency table (THP, 64k mTHP and 4k, every
+#      page verified)
 #   2. placement of every scenario set in each numa_fallback mode, and on
 #      the unpatched baseline kernel
 #   3. fault cost A/B: node-first and guest against legacy, same boot
@@ -65,13 +66,16 @@ if [ "$quick" = 1 ]; then
 	sets='-r epyc4'
 	fc='thp_faultcost -r 3 -s 64'
 else
-	lat='numa-lat -x -o /mnt/out/numa-lat'
+	lat='numa-lat -t 64 -x -o /mnt/out/numa-lat'
 	sets='-r epyc4|-r epyc4 -n|-r deep|-r epyc4 -c 2'
 	fc='thp_faultcost'
 fi
 
-say "step 3/6: numa-lat on the patched kernel ($topo; about 1-2 min under TCG)"
-guest numa-lat patched 'numactl -H' "NUMA_LAT_PROGRESS=1 $lat"
+say "step 3/6: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
+# 64k mTHP as a third size: enabled in the guest only, as "inherit".
+guest numa-lat patched 'numactl -H' \
+	'echo inherit >/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled' \
+	"NUMA_LAT_PROGRESS=1 $lat"
 r=$CACHE/runs/bench-numa-lat
 sed -n '/^available:/,/^# numa-lat/p' "$r/output.log" 2>/dev/null | grep -v '^#* *numa-lat' >"$out/topology.txt" || true
 for e in md csv json cost; do

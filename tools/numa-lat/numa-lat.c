@@ -18,8 +18,12 @@
  * a kpageflags cross-check on kernels without PAGEMAP_SCAN), any kernel
  * version, bare metal or guest.  Build: make -C tools/numa-lat.
  *
- *   numa-lat [-s MiB] [-n passes] [-c cpu-nodes] [-x] [-f table|csv|json|cost]
- *            [-o prefix]
+ *   numa-lat [-s MiB] [-n passes] [-c cpu-nodes] [-t KiB] [-x]
+ *            [-f table|csv|json|cost] [-o prefix]
+ *
+ * -t adds an mTHP size: its buffer leaves the last piece of that size of
+ * every 2M window PROT_NONE, so no PMD THP fits and every other piece can
+ * be an mTHP, verified from /proc/kpageflags (root).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +51,8 @@
 #define HPG		(2UL << 20)
 #define MPOL_BIND_	2
 #define KPF_THP		22
+#define KPF_HEAD	15
+#define KPF_TAIL	16
 
 /* PAGEMAP_SCAN (Linux 6.7) for kernels whose headers predate it. */
 #ifndef PAGEMAP_SCAN
@@ -63,8 +69,18 @@ struct pm_scan_arg {
 };
 #endif
 
-enum { THP, SMALL, NSIZES };
-static const char *const size_name[NSIZES] = { "THP", "4k" };
+enum { THP, MTHP, SMALL, NSIZES };
+static const char *size_name[NSIZES] = { "THP", "mTHP", "4k" };
+static bool size_on[NSIZES] = { true, false, true };
+static size_t mthp_size;		/* -t: the mTHP size in bytes, or 0 */
+static char mthp_name[24];
+/* The sizes measured, largest first: a statement or block follows. */
+#define for_each_size(s) for ((s) = 0; (s) < NSIZES; (s)++) if (!size_on[s]) {} else
+
+static int nr_sizes(void)
+{
+	return 2 + size_on[MTHP];
+}
 
 struct cell {
 	bool done;
@@ -422,12 +438,12 @@ static long huge_pages_smaps(char *p)
 }
 
 /* NULL if every page is on @node with the wanted size; else why not. */
-static const char *verify(char *p, size_t len, int node, int sz, char *why, size_t wl)
+/* 0 if every page of [p, p + len) is on @node, else -1 with @why set. */
+static int node_check(char *p, size_t len, int node, char *why, size_t wl)
 {
-	long n = len / PG, i, off = 0, huge;
+	long n = len / PG, i, off = 0;
 	void **pages = calloc(n, sizeof(void *));
 	int *status = calloc(n, sizeof(int));
-	const char *how;
 
 	if (!pages || !status)
 		die("out of memory");
@@ -436,16 +452,73 @@ static const char *verify(char *p, size_t len, int node, int sz, char *why, size
 	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0)) {
 		if (numa) {
 			snprintf(why, wl, "move_pages: %s", strerror(errno));
-			goto out;
+			off = -1;
 		}
 		for (i = 0; i < n; i++)		/* CONFIG_NUMA=n */
 			status[i] = 0;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; off >= 0 && i < n; i++)
 		off += status[i] != node;
-	if (off) {
+	if (off > 0)
 		snprintf(why, wl, "%ld of %ld pages not on node%d", off, n, node);
+	free(pages);
+	free(status);
+	return off ? -1 : 0;
+}
+
+/*
+ * mTHP: every page in a folio of exactly @size, from /proc/kpageflags (THP
+ * flag, a compound head at each @size boundary, tails after it, contiguous
+ * PFNs).  Neither PAGEMAP_SCAN nor smaps can tell an mTHP from 4k pages.
+ */
+static int mthp_check(char *p, size_t len, size_t size, char *why, size_t wl)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY), kfd = open("/proc/kpageflags", O_RDONLY);
+	long n = len / PG, per = size / PG, i, bad = 0;
+	uint64_t *pm = calloc(n, 8), head_pfn = 0;
+
+	if (fd < 0 || kfd < 0 || !pm ||
+	    pread(fd, pm, n * 8, (uintptr_t)p / PG * 8) != n * 8) {
+		snprintf(why, wl, "mTHP needs /proc/kpageflags and pagemap PFNs (root)");
+		bad = -1;
 		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t pfn = pm[i] & ((1ULL << 55) - 1), kf = 0;
+		bool head = i % per == 0;
+
+		if (!pfn || pread(kfd, &kf, 8, pfn * 8) != 8) {
+			snprintf(why, wl, "mTHP needs /proc/kpageflags and pagemap PFNs (root)");
+			bad = -1;
+			goto out;
+		}
+		if (head)
+			head_pfn = pfn;
+		if (!((kf >> KPF_THP) & 1) || ((kf >> (head ? KPF_HEAD : KPF_TAIL)) & 1) != 1 ||
+		    pfn != head_pfn + i % per)
+			bad++;
+	}
+	if (bad)
+		snprintf(why, wl, "%ld of %ld 4k pages not in a %s folio (kpageflags)", bad, n, mthp_name);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (kfd >= 0)
+		close(kfd);
+	free(pm);
+	return bad ? -1 : 0;
+}
+
+static const char *verify(char *p, size_t len, int node, int sz, char *why, size_t wl)
+{
+	long n = len / PG, huge;
+	const char *how;
+
+	if (node_check(p, len, node, why, wl))
+		return why;
+	if (sz == MTHP) {
+		verify_how[sz] = "kpageflags";
+		return mthp_check(p, len, mthp_size, why, wl) ? why : NULL;
 	}
 	how = "PAGEMAP_SCAN";
 	huge = huge_pages_scan(p, len);
@@ -459,7 +532,7 @@ static const char *verify(char *p, size_t len, int node, int sz, char *why, size
 	}
 	if (huge < 0) {
 		snprintf(why, wl, "cannot tell page sizes (no PAGEMAP_SCAN, kpageflags or smaps)");
-		goto out;
+		return why;
 	}
 	verify_how[sz] = how;
 	if (sz == THP && huge != n)
@@ -468,9 +541,6 @@ static const char *verify(char *p, size_t len, int node, int sz, char *why, size
 		snprintf(why, wl, "%ld of %ld 4k pages in a THP (%s)", huge, n, how);
 	else
 		why[0] = '\0';
-out:
-	free(pages);
-	free(status);
 	return why[0] ? why : NULL;
 }
 
@@ -515,10 +585,36 @@ static double now(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* One timed walk of the whole cycle: ns per dependent load. */
-static double chase(char *buf, size_t lines)
+/*
+ * One buffer per memory node and page size, shared by every CPU row: the
+ * policy (MPOL_BIND), not the faulting CPU, decides where it lands.
+ */
+struct buffer {
+	char *raw, *buf;
+	size_t map_len;			/* of raw */
+	size_t gap;			/* guard at the end of each 2M window */
+	char why[160];			/* set if it could not be placed */
+};
+
+/*
+ * Address of cache line @i.  THP and 4k buffers are contiguous.  An mTHP
+ * buffer leaves the last mTHP-sized piece of every 2M window PROT_NONE, a
+ * VMA of its own, so no window can take a PMD-sized THP and every other
+ * piece can take an mTHP.
+ */
+static inline char *line_addr(const struct buffer *b, size_t i)
 {
-	void **p = (void **)(buf + (size_t)perm[0] * LINE);
+	size_t per = (HPG - b->gap) / LINE;
+
+	return b->buf + i / per * HPG + i % per * LINE;
+}
+
+static struct buffer bufs[MAXN][NSIZES];
+
+/* One timed walk of the whole cycle: ns per dependent load. */
+static double chase(const struct buffer *b, size_t lines)
+{
+	void **p = (void **)line_addr(b, perm[0]);
 	double t = now();
 	size_t i;
 
@@ -530,17 +626,6 @@ static double chase(char *buf, size_t lines)
 	sink = p;
 	return t;
 }
-
-/*
- * One buffer per memory node and page size, shared by every CPU row: the
- * policy (MPOL_BIND), not the faulting CPU, decides where it lands.
- */
-struct buffer {
-	char *raw, *buf;
-	char why[160];			/* set if it could not be placed */
-};
-
-static struct buffer bufs[MAXN][NSIZES];
 
 /* MemFree of a node in bytes, or -1. */
 static long long node_free(int node)
@@ -564,39 +649,58 @@ static void setup(int mi, int sz)
 {
 	struct buffer *b = &bufs[mi][sz];
 	unsigned long mask[MAXN / 64 + 1] = { 0 };
-	size_t lines = buf_len / LINE, i;
+	size_t lines = buf_len / LINE, i, win, use, nwin;
 	long long avail = numa ? node_free(nodes[mi]) : -1;
+	char path[128], buf[128];
 
+	b->gap = sz == MTHP ? mthp_size : 0;
+	use = HPG - b->gap;
+	nwin = (buf_len + use - 1) / use;
+	b->map_len = nwin * HPG + HPG;
+	if (sz == MTHP) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/enabled",
+			 mthp_size >> 10);
+		if (slurp(path, buf, sizeof(buf)) || strstr(buf, "[never]")) {
+			snprintf(b->why, sizeof(b->why), "hugepages-%zukB/enabled is %.64s",
+				 mthp_size >> 10, buf[0] ? buf : "missing");
+			return;
+		}
+	}
 	/* MPOL_BIND on a node without room would end in the OOM killer. */
 	if (avail >= 0 && (size_t)avail < buf_len + (64UL << 20)) {
 		snprintf(b->why, sizeof(b->why), "node%d has %lld MiB free, a %zu MiB buffer needs %zu",
 			 nodes[mi], avail >> 20, buf_len >> 20, (buf_len >> 20) + 64);
 		return;
 	}
-	b->raw = mmap(NULL, buf_len + HPG, PROT_READ | PROT_WRITE,
+	b->raw = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (b->raw == MAP_FAILED)
-		die("mmap %zu MiB: %s", buf_len >> 20, strerror(errno));
+		die("mmap %zu MiB: %s", b->map_len >> 20, strerror(errno));
 	b->buf = (char *)(((uintptr_t)b->raw + HPG - 1) & ~(HPG - 1));
-	if (madvise(b->buf, buf_len, sz == THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+	if (madvise(b->buf, nwin * HPG, sz == SMALL ? MADV_NOHUGEPAGE : MADV_HUGEPAGE))
 		snprintf(b->why, sizeof(b->why), "madvise: %s", strerror(errno));
+	for (win = 0; b->gap && win < nwin; win++)
+		if (mprotect(b->buf + win * HPG + use, b->gap, PROT_NONE))
+			snprintf(b->why, sizeof(b->why), "mprotect: %s", strerror(errno));
 	mask[nodes[mi] / 64] |= 1UL << (nodes[mi] % 64);
 	if (!b->why[0] && numa &&
-	    syscall(SYS_mbind, b->buf, buf_len, MPOL_BIND_, mask, MAXN + 1, 0))
+	    syscall(SYS_mbind, b->buf, nwin * HPG, MPOL_BIND_, mask, MAXN + 1, 0))
 		snprintf(b->why, sizeof(b->why), "mbind node%d: %s", nodes[mi], strerror(errno));
-	if (!b->why[0]) {
-		for (i = 0; i < buf_len; i += PG)	/* fault it in */
-			b->buf[i] = 1;
-		verify(b->buf, buf_len, nodes[mi], sz, b->why, sizeof(b->why));
+	for (win = 0; !b->why[0] && win < nwin; win++) {
+		char *w = b->buf + win * HPG;
+
+		for (i = 0; i < use; i += PG)	/* fault it in */
+			w[i] = 1;
+		verify(w, use, nodes[mi], sz, b->why, sizeof(b->why));
 	}
 	if (b->why[0]) {
-		munmap(b->raw, buf_len + HPG);
+		munmap(b->raw, b->map_len);
 		b->raw = b->buf = NULL;
 		return;
 	}
 	for (i = 0; i + 1 < lines; i++)
-		*(void **)(b->buf + (size_t)perm[i] * LINE) = b->buf + (size_t)perm[i + 1] * LINE;
-	*(void **)(b->buf + (size_t)perm[lines - 1] * LINE) = b->buf + (size_t)perm[0] * LINE;
+		*(void **)line_addr(b, perm[i]) = line_addr(b, perm[i + 1]);
+	*(void **)line_addr(b, perm[lines - 1]) = line_addr(b, perm[0]);
 }
 
 /*
@@ -607,12 +711,12 @@ static void setup(int mi, int sz)
  */
 static void measure_all(int *rows, int nrows)
 {
-	int pass, r, m, s, done = 0, total = (passes + 1) * nrows * nr * NSIZES;
+	int pass, r, m, s, done = 0, total = (passes + 1) * nrows * nr * nr_sizes();
 	bool progress = isatty(2) || getenv("NUMA_LAT_PROGRESS");
 	double t0 = now();
 
 	for (m = 0; m < nr; m++)
-		for (s = 0; s < NSIZES; s++) {
+		for_each_size(s) {
 			if (nr_cpu && pin_to_node(nodes[rows[0]]))
 				die("cannot run on node%d's CPUs: %s", nodes[rows[0]], strerror(errno));
 			setup(m, s);
@@ -626,7 +730,7 @@ static void measure_all(int *rows, int nrows)
 			if (pin_to_node(nodes[rows[r]]))
 				die("cannot run on node%d's CPUs: %s", nodes[rows[r]], strerror(errno));
 			for (m = 0; m < nr; m++)
-				for (s = 0; s < NSIZES; s++) {
+				for_each_size(s) {
 					struct cell *c = &cells[rows[r]][m][s];
 					double ns;
 
@@ -635,7 +739,7 @@ static void measure_all(int *rows, int nrows)
 						snprintf(c->why, sizeof(c->why), "%s", bufs[m][s].why);
 						continue;
 					}
-					ns = chase(bufs[m][s].buf, buf_len / LINE);
+					ns = chase(&bufs[m][s], buf_len / LINE);
 					if (pass && (!c->done || ns < c->ns)) {
 						c->ns = ns;
 						c->done = true;
@@ -675,7 +779,7 @@ static double class_ns(int c, int k, int sz, char *names, size_t nl, bool *some_
 
 static void header(FILE *f, const char *pfx)
 {
-	int i, j;
+	int i, j, s;
 
 	fprintf(f, "%snuma-lat: %d memory node%s", pfx, nr, nr == 1 ? "" : "s");
 	if (nr == 1)
@@ -686,8 +790,10 @@ static void header(FILE *f, const char *pfx)
 		pfx, buf_len >> 20, llc_desc, LINE);
 	fprintf(f, "%spasses: best of %d timed passes after 1 warm-up pass, round-robin over the cells\n",
 		pfx, passes);
-	fprintf(f, "%spage sizes verified page by page: THP (%s), 4k (%s); node of every page by move_pages\n",
-		pfx, verify_how[THP] ? verify_how[THP] : "not verified", verify_how[SMALL] ? verify_how[SMALL] : "not verified");
+	fprintf(f, "%spage sizes verified page by page:", pfx);
+	for_each_size(s)
+		fprintf(f, " %s (%s)", size_name[s], verify_how[s] ? verify_how[s] : "not verified");
+	fprintf(f, "; node of every page by move_pages\n");
 	fprintf(f, "%sSLIT:\n%s  node", pfx, pfx);
 	for (j = 0; j < nr; j++)
 		fprintf(f, " %4d", nodes[j]);
@@ -709,10 +815,10 @@ static void print_table(FILE *f, int *rows, int nrows)
 			maxk = nr_classes(rows[r]);
 	fprintf(f, "\n| CPU node |");
 	for (k = 0; k < maxk; k++)
-		for (s = 0; s < NSIZES; s++)
+		for_each_size(s)
 			fprintf(f, " D%d %s |", k, size_name[s]);
 	fprintf(f, "\n|---|");
-	for (k = 0; k < maxk * NSIZES; k++)
+	for (k = 0; k < maxk * nr_sizes(); k++)
 		fprintf(f, "---|");
 	fputc('\n', f);
 	for (r = 0; r < nrows; r++) {
@@ -725,7 +831,7 @@ static void print_table(FILE *f, int *rows, int nrows)
 		for (k = 0; k < maxk; k++) {
 			char names[128];
 
-			for (s = 0; s < NSIZES; s++) {
+			for_each_size(s) {
 				bool refused = false;
 				double ns = class_ns(c, k, s, names, sizeof(names), &refused);
 
@@ -751,7 +857,7 @@ static void print_matrix(FILE *f, int *rows, int nrows)
 {
 	int r, m, s;
 
-	for (s = 0; s < NSIZES; s++) {
+	for_each_size(s) {
 		fprintf(f, "\n%s latency matrix (ns), CPU node x memory node\n\n| CPU \\ mem |", size_name[s]);
 		for (m = 0; m < nr; m++)
 			fprintf(f, " node%d |", nodes[m]);
@@ -780,7 +886,7 @@ static void print_refusals(FILE *f, int *rows, int nrows)
 
 	for (r = 0; r < nrows; r++)
 		for (m = 0; m < nr; m++)
-			for (s = 0; s < NSIZES; s++)
+			for_each_size(s)
 				if (!cells[rows[r]][m][s].done)
 					fprintf(f, "refused: CPU node%d, memory node%d, %s: %s\n",
 						nodes[rows[r]], nodes[m], size_name[s],
@@ -797,7 +903,7 @@ static void print_csv(FILE *f, int *rows, int nrows)
 		double base = class_ns(c, 0, THP, NULL, 0, NULL);
 
 		for (m = 0; m < nr; m++)
-			for (s = 0; s < NSIZES; s++) {
+			for_each_size(s) {
 				struct cell *x = &cells[c][m][s];
 
 				fprintf(f, "%d,%d,%d,%d,%s,", nodes[c], nodes[m], slit[c][m],
@@ -849,7 +955,7 @@ static void print_json(FILE *f, int *rows, int nrows)
 	fprintf(f, "],\n  \"cells\": [\n");
 	for (r = 0; r < nrows; r++)
 		for (m = 0; m < nr; m++)
-			for (s = 0; s < NSIZES; s++) {
+			for_each_size(s) {
 				struct cell *x = &cells[rows[r]][m][s];
 
 				fprintf(f, "%s    {\"cpu_node\": %d, \"mem_node\": %d, \"distance\": %d, \"class\": %d, \"size\": \"%s\", ",
@@ -881,7 +987,7 @@ static void print_cost(FILE *f, int *rows)
 	fprintf(f, "# Folded by distance class; value = %% over D0 THP.\n");
 	fprintf(f, "name numa-lat on %s (%s)\n", u.nodename, env);
 	for (k = 0; k < nr_classes(c); k++)
-		for (s = 0; s < NSIZES; s++) {
+		for_each_size(s) {
 			double ns = class_ns(c, k, s, NULL, 0, NULL);
 
 			if (ns && base)
@@ -892,10 +998,11 @@ static void print_cost(FILE *f, int *rows)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: numa-lat [-s MiB] [-n passes] [-c cpu-nodes] [-x] [-f table|csv|json|cost] [-o prefix]\n"
+		"usage: numa-lat [-s MiB] [-n passes] [-c cpu-nodes] [-t KiB] [-x] [-f table|csv|json|cost] [-o prefix]\n"
 		"  -s MiB    buffer per cell (default 4 x last-level cache)\n"
 		"  -n N      timed passes, best one reported (default 3, after 1 warm-up)\n"
 		"  -c LIST   CPU nodes to measure from, e.g. 0 or 0-3 (default: all with CPUs)\n"
+		"  -t KiB    also an mTHP size, e.g. 64 (needs it enabled in sysfs, and root)\n"
 		"  -x        also print the full CPU node x memory node matrix\n"
 		"  -f FMT    stdout format (default table)\n"
 		"  -o PREFIX also write PREFIX.md, PREFIX.csv, PREFIX.json and PREFIX.cost\n");
@@ -921,8 +1028,17 @@ int main(int argc, char **argv)
 	bool matrix = false;
 	size_t mib = 0, llc;
 
-	while ((opt = getopt(argc, argv, "s:n:c:xf:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:c:t:xf:o:h")) != -1) {
 		switch (opt) {
+		case 't':
+			mthp_size = strtoul(optarg, NULL, 10) << 10;
+			/* a power of two from 8 KiB up to half a PMD */
+			if (mthp_size < 2 * PG || mthp_size > HPG / 2 || (mthp_size & (mthp_size - 1)))
+				usage();
+			snprintf(mthp_name, sizeof(mthp_name), "%zuk", mthp_size >> 10);
+			size_name[MTHP] = mthp_name;
+			size_on[MTHP] = true;
+			break;
 		case 's': mib = strtoul(optarg, NULL, 10); if (!mib) usage(); break;
 		case 'n': passes = atoi(optarg); if (passes < 1) usage(); break;
 		case 'c': clist = optarg; break;
@@ -1001,7 +1117,7 @@ int main(int argc, char **argv)
 	/* A refused cell is a failed measurement, not a result. */
 	for (r = 0; r < nrows; r++)
 		for (m = 0; m < nr; m++)
-			for (s = 0; s < NSIZES; s++)
+			for_each_size(s)
 				if (!cells[rows[r]][m][s].done)
 					return 3;
 	return 0;
