@@ -43,8 +43,10 @@ check() {
 	i=0 ok=1
 	for p in $patches; do
 		i=$((i + 1))
-		if ! (cd "$WT" && $G am -q "$PATCHDIR/$p" >/dev/null 2>&1); then
-			echo "not ok - git am: patch $i ($p) does not apply to $ver"
+		# --whitespace=error: a patch that adds trailing whitespace or a
+		# blank line at EOF is what git am on the list would warn about.
+		if ! (cd "$WT" && $G am -q --whitespace=error "$PATCHDIR/$p" >/dev/null 2>&1); then
+			echo "not ok - git am --whitespace=error: patch $i ($p) does not apply cleanly to $ver"
 			ok=0 rc=1
 			break
 		fi
