@@ -384,32 +384,43 @@ static long huge_pages_scan(char *p, size_t len)
 	return huge;
 }
 
-/* Pages with the THP flag in /proc/kpageflags (root), or -1. */
-static long huge_pages_kpageflags(char *p, size_t len)
+/*
+ * PFN and /proc/kpageflags word of every page of [p, p + len), into
+ * @pfn[] and @kf[] (n entries each).  -1 when PFNs are hidden (not root).
+ */
+static int kpageflags_read(char *p, size_t len, uint64_t *pfn, uint64_t *kf)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY), kfd = open("/proc/kpageflags", O_RDONLY);
-	long n = len / PG, i, huge = -1;
-	uint64_t *pm = calloc(n, 8);
+	long n = len / PG, i;
+	int ret = -1;
 
-	if (fd < 0 || kfd < 0 || !pm)
+	if (fd < 0 || kfd < 0 || pread(fd, pfn, n * 8, (uintptr_t)p / PG * 8) != n * 8)
 		goto out;
-	if (pread(fd, pm, n * 8, (uintptr_t)p / PG * 8) != n * 8)
-		goto out;
-	for (i = 0, huge = 0; i < n; i++) {
-		uint64_t pfn = pm[i] & ((1ULL << 55) - 1), kf;
-
-		if (!pfn || pread(kfd, &kf, 8, pfn * 8) != 8) {	/* PFNs hidden */
-			huge = -1;
+	for (i = 0; i < n; i++) {
+		pfn[i] &= (1ULL << 55) - 1;
+		if (!pfn[i] || pread(kfd, &kf[i], 8, pfn[i] * 8) != 8)
 			goto out;
-		}
-		huge += (kf >> KPF_THP) & 1;
 	}
+	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);
 	if (kfd >= 0)
 		close(kfd);
-	free(pm);
+	return ret;
+}
+
+/* Pages with the THP flag in /proc/kpageflags (root), or -1. */
+static long huge_pages_kpageflags(char *p, size_t len)
+{
+	long n = len / PG, i, huge = -1;
+	uint64_t *pfn = calloc(n, 8), *kf = calloc(n, 8);
+
+	if (pfn && kf && !kpageflags_read(p, len, pfn, kf))
+		for (i = 0, huge = 0; i < n; i++)
+			huge += (kf[i] >> KPF_THP) & 1;
+	free(pfn);
+	free(kf);
 	return huge;
 }
 
@@ -473,39 +484,25 @@ static int node_check(char *p, size_t len, int node, char *why, size_t wl)
  */
 static int mthp_check(char *p, size_t len, size_t size, char *why, size_t wl)
 {
-	int fd = open("/proc/self/pagemap", O_RDONLY), kfd = open("/proc/kpageflags", O_RDONLY);
 	long n = len / PG, per = size / PG, i, bad = 0;
-	uint64_t *pm = calloc(n, 8), head_pfn = 0;
+	uint64_t *pfn = calloc(n, 8), *kf = calloc(n, 8);
 
-	if (fd < 0 || kfd < 0 || !pm ||
-	    pread(fd, pm, n * 8, (uintptr_t)p / PG * 8) != n * 8) {
+	if (!pfn || !kf || kpageflags_read(p, len, pfn, kf)) {
 		snprintf(why, wl, "mTHP needs /proc/kpageflags and pagemap PFNs (root)");
 		bad = -1;
-		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		uint64_t pfn = pm[i] & ((1ULL << 55) - 1), kf = 0;
+	for (i = 0; bad >= 0 && i < n; i++) {
 		bool head = i % per == 0;
+		uint64_t head_pfn = pfn[i - i % per];
 
-		if (!pfn || pread(kfd, &kf, 8, pfn * 8) != 8) {
-			snprintf(why, wl, "mTHP needs /proc/kpageflags and pagemap PFNs (root)");
-			bad = -1;
-			goto out;
-		}
-		if (head)
-			head_pfn = pfn;
-		if (!((kf >> KPF_THP) & 1) || ((kf >> (head ? KPF_HEAD : KPF_TAIL)) & 1) != 1 ||
-		    pfn != head_pfn + i % per)
+		if (!((kf[i] >> KPF_THP) & 1) || !((kf[i] >> (head ? KPF_HEAD : KPF_TAIL)) & 1) ||
+		    pfn[i] != head_pfn + i % per)
 			bad++;
 	}
-	if (bad)
+	if (bad > 0)
 		snprintf(why, wl, "%ld of %ld 4k pages not in a %s folio (kpageflags)", bad, n, mthp_name);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (kfd >= 0)
-		close(kfd);
-	free(pm);
+	free(pfn);
+	free(kf);
 	return bad ? -1 : 0;
 }
 
