@@ -40,56 +40,51 @@ done
 } >"$R/projection.csv"
 rm -f "$R/projection.csv.tmp"
 
-# "D0 THP 100% | D0 4k 0% | ..." -> "D0 THP" (or "D1 THP 94% + D1 4k 6%")
-short() {
-	awk -F' [|] ' '{
+# One table per scenario set (rows, CPU node, madvise), in run order; a
+# cell is "D0 THP" when all of the region is there, else the shares.
+placement_tables() {
+	awk -F, '
+	function short(h,    n, part, i, f, out) {
+		n = split(h, part, / [|] /)
 		out = ""
-		for (i = 1; i <= NF; i++) {
-			n = split($i, f, " ")
+		for (i = 1; i <= n; i++) {
+			split(part[i], f, " ")
 			if (f[3] == "0%")
 				continue
-			out = out (out == "" ? "" : " + ") (f[3] == "100%" ? f[1] " " f[2] : $i)
+			out = out (out == "" ? "" : " + ") (f[3] == "100%" ? f[1] " " f[2] : part[i])
 		}
-		print out == "" ? "nothing placed" : out
-	}'
-}
-
-# Scenario sets in the order they were run: rows|cpu|madvise
-sets=$(awk -F, 'NR > 1 && $1 == "patched" { k = $2 "|" $4 "|" $5; if (!(k in s)) { s[k] = 1; print k } }' "$R/placement.csv")
-
-placement_tables() {
-	for grp in $sets; do
-		rows=${grp%%|*}
-		rest=${grp#*|}
-		cpu=${rest%%|*}
-		madv=${rest#*|}
-		echo
-		echo "**rows $rows, faults from node$cpu's CPU, $madv** (node states by zonelist position from node$cpu; later nodes FREE)"
-		echo
-		echo "| node states | node-first | guest | legacy | stock 6.12 | legacy = stock |"
-		echo "|---|---|---|---|---|---|"
-		for st in $(awk -F, -v r="$rows" -v c="$cpu" -v m="$madv" \
-			'NR > 1 && $1 == "patched" && $2 == r && $4 == c && $5 == m && !s[$6]++ { print $6 }' "$R/placement.csv"); do
-			line="| $(echo "$st" | tr / ,) |"
-			for km in patched:node-first patched:guest patched:legacy baseline:legacy; do
-				k=${km%%:*} m=${km#*:}
-				cell=$(awk -F, -v k="$k" -v md="$m" -v r="$rows" -v c="$cpu" -v ma="$madv" -v s="$st" \
-					'$1 == k && $2 == r && $3 == md && $4 == c && $5 == ma && $6 == s { print $7; exit }' \
-					"$R/placement.csv")
-				line="$line $( [ -n "$cell" ] && echo "$cell" | short || echo 'not run') |"
-				eval "cell_$k$(echo "$m" | tr -d -)=\$cell"
-			done
-			# shellcheck disable=SC2154
-			if [ -z "$cell_baselinelegacy" ]; then
-				same="no baseline run"
-			elif [ "$cell_patchedlegacy" = "$cell_baselinelegacy" ]; then
-				same=yes
-			else
-				same="**differs**"
-			fi
-			echo "$line $same |"
-		done
-	done
+		return out == "" ? "nothing placed" : out
+	}
+	NR == 1 { next }
+	{
+		set = $2 SUBSEP $4 SUBSEP $5
+		if ($1 == "patched" && !(set in seen)) { seen[set] = 1; sets[++ns] = set }
+		if ($1 == "patched" && !((set, $6) in seen_st)) { seen_st[set, $6] = 1; st[set, ++nst[set]] = $6 }
+		cell[$1 ":" $3, set, $6] = $7
+	}
+	END {
+		split("patched:node-first patched:guest patched:legacy baseline:legacy", cols, " ")
+		for (i = 1; i <= ns; i++) {
+			split(sets[i], g, SUBSEP)
+			printf("\n**rows %s, faults from node%s'"'"'s CPU, %s** (node states by zonelist position from node%s; later nodes FREE)\n\n", g[1], g[2], g[3], g[2])
+			print "| node states | node-first | guest | legacy | stock 6.12 | legacy = stock |"
+			print "|---|---|---|---|---|---|"
+			for (j = 1; j <= nst[sets[i]]; j++) {
+				s = st[sets[i], j]
+				states = s
+				gsub("/", ",", states)
+				line = "| " states " |"
+				for (c = 1; c <= 4; c++) {
+					k = cols[c] SUBSEP sets[i] SUBSEP s
+					line = line " " ((k in cell) ? short(cell[k]) : "not run") " |"
+				}
+				pl = cell["patched:legacy", sets[i], s]
+				bk = "baseline:legacy" SUBSEP sets[i] SUBSEP s
+				same = !(bk in cell) ? "no baseline run" : (cell[bk] == pl ? "yes" : "**differs**")
+				print line " " same " |"
+			}
+		}
+	}' "$R/placement.csv"
 }
 
 projection_tables() {
