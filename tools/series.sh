@@ -120,14 +120,16 @@ build_each() {
 	}
 	B=$WT/.build-each
 	rc=0 i=0
-	case " $STEPS " in *" patches "*)
+	each=0
+	case " $STEPS " in *" patches "*) each=1
 		config "$B" "$PATCHDIR/configs/base.config" "$PATCHDIR/configs/patched.config" ;;
-	*) patches= ;;
 	esac
+	# Apply the series one patch at a time, building after each if asked.
 	for p in $patches; do
 		i=$((i + 1))
 		(cd "$WT" && $G am -q "$PATCHDIR/$p") >>"$LOG" 2>&1 ||
 			{ echo "not ok - patch $i ($p) does not apply"; return 1; }
+		[ "$each" = 1 ] || continue
 		# Options a later patch adds (the KUnit test) come back once it exists.
 		(cd "$WT" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" \
 			"$PATCHDIR/configs/patched.config") >>"$LOG" 2>&1
@@ -142,11 +144,6 @@ build_each() {
 		fi
 	done
 	case " $STEPS " in *" configs "*) ;; *) return $rc ;; esac
-	# The whole series, applied by now or here.
-	[ -n "$patches" ] || for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series"); do
-		(cd "$WT" && $G am -q "$PATCHDIR/$p") >>"$LOG" 2>&1 ||
-			{ echo "not ok - patch $p does not apply"; return 1; }
-	done
 	for f in nonuma nothp; do
 		Bf=$WT/.build-each-$f
 		config "$Bf" "$PATCHDIR/configs/base.config" "$PATCHDIR/configs/patched.config" \
