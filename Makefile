@@ -17,7 +17,7 @@ T ?= thp_scenarios
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
-## check         the whole test suite; ends in "N passed, N failed"
+## check         the whole test suite; ends in "N passed, N failed" (FRESH=1: no reused runs)
 check:
 	@tools/check.sh
 

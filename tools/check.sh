@@ -4,10 +4,10 @@
 #
 #   tools/check.sh [--topos "2node epyc4 chain4 cxl"] [--quick]
 #
-# 1. series: every patch applies (git am and patch -p1) and is
-#    checkpatch --strict clean (no ERROR or WARNING).
-# 2. kernels (patched, baseline, debug), the rootfs, the test programs and
+# 1. kernels (patched, baseline, debug), the rootfs, the test programs and
 #    the node-state module are built or taken from the cache.
+# 2. series: every patch applies (git am and patch -p1) and is
+#    checkpatch --strict clean (no ERROR or WARNING).
 # 3. each topology boots on baseline and patched: the guest checks its
 #    nodes, CPUs and SLIT, and that an idle MADV_HUGEPAGE fault is a local
 #    THP; on epyc4 the patched kernel also runs its KUnit suite, the knob
@@ -16,6 +16,9 @@
 #    swap-storm run, and the tree's selftests/mm on both kernels (any test
 #    passing on baseline and not on patched fails); the debug kernel runs
 #    the functional tests and a stress-ng run with no kernel splat allowed.
+#    The unpatched kernel's runs, the debug run and the selftests/mm runs
+#    are reused while their inputs are unchanged (run_key below); the
+#    patched kernel's runs happen every time.  FRESH=1 reruns everything.
 set -u
 TOOL=check
 . "$(dirname "$0")/lib.sh"
@@ -53,19 +56,7 @@ start=$(date +%s)
 need_disk 12000 "make check (kernel trees, builds, guest image)"
 ensure_packages $ALL_PKGS
 
-# ---- 1. the series --------------------------------------------------------
-"$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1
-series_rc=$?
-while IFS= read -r l; do
-	case $l in
-	"ok "*) result ok "series: ${l#ok }" ;;
-	"not ok "*) result fail "series: ${l#not ok }" ;;
-	"#"*) echo "$l" ;;
-	esac
-done <"$CACHE/logs/series-check.log"
-[ "$series_rc" = 0 ] || say "series checks failed; see $CACHE/logs/series-check.log"
-
-# ---- 2. builds --------------------------------------------------------------
+# ---- 1. builds --------------------------------------------------------------
 for f in patched baseline debug; do
 	if "$TOPDIR/tools/kernel.sh" "$f"; then
 		result ok "build: $f kernel"
@@ -86,21 +77,83 @@ else
 	result fail "build: guest test programs and nodestate module"
 	finish
 fi
+if [ "${SELFTESTS:-1}" = 1 ]; then
+	if "$TOPDIR/tools/stage.sh" --selftests; then
+		result ok "build: tools/testing/selftests/mm"
+	else
+		result fail "build: tools/testing/selftests/mm (log: $CACHE/logs/stage.log)"
+	fi
+fi
 
 # ---- 3. guest runs -----------------------------------------------------------
+# A run started with REUSE=1 (the unpatched kernel's reference runs, the
+# debug run and the long selftests/mm runs) is not repeated while everything it depends
+# on is unchanged: its kernel image, the guest image, the staged programs
+# and module, the runner, the topology and the command list.  Its recorded
+# output goes through the same checks as a fresh run's.  Only runs that
+# finished with status 0 are kept; FRESH=1 reruns everything.
+reused=0
+run_key() { # run_key FLAVOUR TOPO CMD...
+	k_fl=$1 k_tp=$2
+	shift 2
+	{ sha256sum "$("$TOPDIR/tools/kernel.sh" --builddir "$k_fl")/arch/x86/boot/bzImage" \
+		"$TOPDIR/tools/run-guest" "$TOPDIR/tools/guest-init.sh" | cut -c1-64
+	  "$TOPDIR/rootfs/build.sh" --path
+	  awk -v t="$k_tp" '$1 == t' "$TOPDIR/tools/topologies.conf"
+	  echo "swap=${SWAP:-} timeout=${GUEST_TIMEOUT:-1200}"
+	  printf '%s\n' "$@"
+	  # the staged files the run can use
+	  case "$*" in
+	  *selftests-mm*) find "$CACHE/stage/selftests" "$CACHE/stage/bin/selftests-mm.sh" -type f ;;
+	  *) find "$CACHE/stage/bin" "$CACHE/stage/mod/$k_fl" -type f ;;
+	  esac | sort | xargs sha256sum
+	  qemu-system-x86_64 --version | head -n 1
+	} | sha256sum | cut -c1-16
+}
+
+rt() { # rt TEST...: one guest command line, run-tests.sh with each TEST as one argument
+	printf 'run-tests.sh'
+	for a in "$@"; do
+		printf " '%s'" "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
+	done
+}
+
+# The whole kernel log of a run, boot included, against the patterns
+# run-tests.sh applies after each test.
+log_clean() { # log_clean TAG OUTDIR
+	if [ ! -f "$2/dmesg.log" ]; then
+		result fail "$1 kernel log of the whole run is clean (no dmesg.log)"
+	elif grep -F -f "$TOPDIR/mm-tests/splat-patterns" "$2/dmesg.log" |
+		grep -v 'thp-numa splat-check: planted' >"$2/splats"; then
+		result fail "$1 kernel log of the whole run is clean ($2/dmesg.log)"
+		head -n 5 "$2/splats" | sed 's/^/# dmesg: /'
+	else
+		result ok "$1 kernel log of the whole run is clean"
+	fi
+}
+
 guest_start() { # guest_start FLAVOUR TOPO CMD...: boot in the background ($bg_pid)
 	fl=$1 tp=$2
 	shift 2
 	out=$CACHE/runs/check-$fl-${RUNTAG:-$tp}
+	bg_pid= key=
+	if [ "${REUSE:-0}" = 1 ] && [ "${FRESH:-0}" != 1 ]; then
+		key=$(run_key "$fl" "$tp" "$@")
+		if [ "$(cat "$out/key" 2>/dev/null)" = "$key" ] && [ "$(cat "$out/rc" 2>/dev/null)" = 0 ]; then
+			echo "$key" >"$out/reused"
+			return
+		fi
+	fi
 	rm -rf "$out"
-	QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
-		--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>"$out.err" &
+	( QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
+		--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>"$out.err" &&
+		if [ -n "$key" ]; then echo "$key" >"$out/key"; fi ) &
 	bg_pid=$!
 }
 
 guest() { # guest FLAVOUR TOPO CMD...: boot, wait, report
 	guest_start "$@"
-	wait "$bg_pid" || true
+	[ -z "$bg_pid" ] || wait "$bg_pid" || true
 	guest_report "$1" "${RUNTAG:-$2}"
 }
 
@@ -108,6 +161,10 @@ guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
 	fl=$1
 	out=$CACHE/runs/check-$fl-$2
 	tag="[$fl $2]"
+	if [ -f "$out/reused" ]; then
+		reused=$((reused + 1))
+		echo "# $tag reusing the run of $(date -r "$out/rc" '+%F %T') (key $(cat "$out/reused")): same kernel image, guest image, programs and commands"
+	fi
 	if [ ! -f "$out/booted" ]; then
 		result fail "$tag guest boots to userspace (console: $out/console.log)"
 		sed 's/^/# /' "$out.err"
@@ -120,35 +177,65 @@ guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
 			case $d in *"# SKIP"*) result ok "$tag ${d%%# SKIP*}" "# SKIP${d#*# SKIP}" ;;
 			*) result ok "$tag $d" ;; esac ;;
 		"not ok "*) result fail "$tag $(echo "$l" | sed -E 's/^not ok [0-9]* ?-? ?//')" ;;
-		"# ==="* | "#"*"got:"* | "#"*"expected:"* | "# dmesg"* | "# Totals"* | *"exited"*) echo "$l" ;;
+		"# ==="* | "#"*"got:"* | "#"*"expected:"* | "# dmesg"* | "# Totals"* | *"exited"* | "# "*" took "*) echo "$l" ;;
 		esac
 	done <"$out/output.log"
 	if [ ! -f "$out/rc" ]; then
 		result fail "$tag guest finished its commands (console: $out/console.log)"
 		sed 's/^/# /' "$out.err"
 	fi
-	:
+	# Each test command must have run under run-tests.sh, which reads the
+	# kernel log after it ("# === cmd" ... "kernel log clean").
+	if head -n 1 "$out/cmds" 2>/dev/null | grep -q '^run-tests.sh '; then
+		nrun=$(grep -c '^# === ' "$out/output.log")
+		nlog=$(grep -c '^\(not \)\{0,1\}ok - .*: kernel log clean$' "$out/output.log")
+		if [ "$nrun" -gt 0 ] && [ "$nrun" = "$nlog" ]; then
+			result ok "$tag the kernel log was read after each of the $nrun test commands"
+		else
+			result fail "$tag the kernel log was read after each test command ($nlog reads for $nrun commands)"
+		fi
+	fi
+	log_clean "$tag" "$out"
 }
 
 # The debug kernel (DEBUG_VM, lockdep, KASAN, DEBUG_PAGEALLOC): the same
 # functional tests plus a bounded stress run; run-tests.sh fails any test
-# after which the kernel log has a splat.  It is the longest run and none
-# of its checks is timing-sensitive, so it boots now and runs beside the
-# topology runs below (two guests on two cores); its TAP comes after theirs.
+# after which the kernel log has a splat.  It is the longest run (about
+# 300 s under TCG) and none of its checks is timing-sensitive, so it boots
+# now and runs beside the topology runs below (two guests on two cores);
+# its TAP comes after theirs.  Like the reference runs it is reused while
+# its inputs (the debug kernel image among them) are unchanged.
 debug_pid=
 case " $topos " in *" epyc4 "*)
 	say "guest: debug on epyc4, in the background ($(($(date +%s) - start))s so far)"
-	guest_start debug epyc4 run-tests.sh "kunit-results.sh mm_multi_order" thp_local thp_knob \
+	REUSE=1 guest_start debug epyc4 "$(rt "kunit-results.sh mm_multi_order" thp_local thp_knob \
 		"insmod /mnt/thp/mod/debug/nodestate.ko" thp_scenarios thp_policy \
-		"stress.sh ${STRESS_SECONDS:-60}"
-	debug_pid=$bg_pid ;;
+		"stress.sh ${STRESS_SECONDS:-60}")"
+	REUSE=0
+	debug_pid=$bg_pid
+	debug_started=1 ;;
 esac
+
+# ---- 2. the series -------------------------------------------------------
+# (after the debug guest has started: the checks need no kernel build and
+# the debug run is the longest)
+"$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1
+series_rc=$?
+while IFS= read -r l; do
+	case $l in
+	"ok "*) result ok "series: ${l#ok }" ;;
+	"not ok "*) result fail "series: ${l#not ok }" ;;
+	"#"*) echo "$l" ;;
+	esac
+done <"$CACHE/logs/series-check.log"
+[ "$series_rc" = 0 ] || say "series checks failed; see $CACHE/logs/series-check.log"
 
 for tp in $topos; do
 	spec=$(awk -v t="$tp" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
 	[ -n "$spec" ] || { result fail "unknown topology $tp"; continue; }
 	for fl in baseline patched; do
 		set -- "topology.sh $spec" "thp_local"
+		[ "$tp" = 2node ] && set -- --allow 'thp-numa splat-check: planted' splat-check.sh "$@"
 		if [ "$fl" = patched ]; then
 			set -- "kunit-results.sh mm_multi_order" "$@" "thp_knob"
 		fi
@@ -167,28 +254,31 @@ for tp in $topos; do
 			"thp_scenarios$m -n" "thp_scenarios$m -c 1" ;;
 		esac
 		say "guest: $fl on $tp ($(($(date +%s) - start))s so far)"
-		guest "$fl" "$tp" run-tests.sh "$@"
+		REUSE=$([ "$fl" = baseline ] && echo 1 || echo 0)
+		guest "$fl" "$tp" "$(rt "$@")"
 	done
 done
+REUSE=0
 
-# No swap storm (below) and the selftests compare times and limits: the
-# debug run must be over before they start.
-if [ -n "$debug_pid" ]; then
-	say "waiting for the debug run ($(($(date +%s) - start))s so far)"
-	wait "$debug_pid" || true
-	guest_report debug epyc4
-fi
-
-# No swap storm: 80% of guest memory, THP, swap on, other nodes free.
+# No swap storm: 80% of guest memory, THP, swap on, other nodes free.  It
+# checks swap counters, not times, so it may run beside the debug guest.
 case " $topos " in *" epyc4 "*)
 	for fl in baseline patched; do
 		say "guest: $fl on epyc4 with swap: usemem ($(($(date +%s) - start))s so far)"
-		SWAP=1024 RUNTAG=epyc4-swap guest "$fl" epyc4 run-tests.sh \
+		REUSE=$([ "$fl" = baseline ] && echo 1 || echo 0)
+		SWAP=1024 RUNTAG=epyc4-swap guest "$fl" epyc4 "$(rt \
 			"mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '# swap on /dev/vdb'" \
-			"thp_usemem"
+			thp_usemem)"
 	done
-	SWAP= RUNTAG= ;;
+	SWAP= RUNTAG= REUSE=0 ;;
 esac
+
+# The selftests run under time limits: the debug run must be over first.
+if [ -n "${debug_started:-}" ]; then
+	say "waiting for the debug run ($(($(date +%s) - start))s so far)"
+	[ -z "$debug_pid" ] || wait "$debug_pid" || true
+	guest_report debug epyc4
+fi
 
 # ---- selftests/mm of the tree, baseline against patched ----------------------
 # Results keyed "program|test": a test that passes on baseline and does not
@@ -205,29 +295,26 @@ selftest_keys() {
 		n = ++seen[line]; print prog "|" line (n > 1 ? " #" n : "") "|" res }' "$1"
 }
 if [ "${SELFTESTS:-1}" = 1 ]; then
-	"$TOPDIR/tools/stage.sh" --selftests >/dev/null 2>&1 ||
-		result fail "build: tools/testing/selftests/mm (log: $CACHE/logs/stage.log)"
-	# The baseline's results are reference data: reuse them while the
-	# baseline kernel, the selftest programs and the runner are unchanged.
-	bkey=$( { cat "$("$TOPDIR/tools/kernel.sh" --builddir baseline)/.thpnuma-key"
-		cat "$TOPDIR/mm-tests/selftests-mm.sh" "$TOPDIR/tools/check.sh" "$CACHE"/selftests/mm/*
-		echo "${SELFTEST_LIMIT:-240}"; } | sha256sum | cut -c1-16)
+	# The longest run here (about 260 s under TCG): both kernels' runs are
+	# reused while their inputs are unchanged (see run_key).
 	for fl in baseline patched; do
-		o=$CACHE/runs/check-$fl-selftests
-		if [ "$fl" = baseline ] && [ -f "$CACHE/logs/selftests-baseline.$bkey" ]; then
-			cp "$CACHE/logs/selftests-baseline.$bkey" "$CACHE/logs/selftests-baseline.txt"
-			echo "# selftests/mm on baseline: results reused (same kernel, programs and limits; key $bkey)"
-			continue
-		fi
-		rm -rf "$o"
 		say "guest: $fl on epyc4: tools/testing/selftests/mm ($(($(date +%s) - start))s so far)"
-		QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo epyc4 --out "$o" \
-			--timeout 2400 -- "selftests-mm.sh ${SELFTEST_LIMIT:-240}" >/dev/null 2>&1
-		selftest_keys "$o/output.log" | sort >"$CACHE/logs/selftests-$fl.txt"
-		if [ "$fl" = baseline ] && [ -f "$o/rc" ] && [ -s "$CACHE/logs/selftests-baseline.txt" ]; then
-			cp "$CACHE/logs/selftests-baseline.txt" "$CACHE/logs/selftests-baseline.$bkey"
+		REUSE=1 RUNTAG=selftests GUEST_TIMEOUT=2400 guest_start "$fl" epyc4 \
+			"selftests-mm.sh ${SELFTEST_LIMIT:-240}"
+		[ -z "$bg_pid" ] || wait "$bg_pid" || true
+		o=$CACHE/runs/check-$fl-selftests
+		[ ! -f "$o/reused" ] || { reused=$((reused + 1))
+			echo "# [$fl selftests] reusing the run of $(date -r "$o/rc" '+%F %T') (key $(cat "$o/reused"))"; }
+		if [ -f "$o/rc" ]; then
+			result ok "[$fl selftests] guest ran selftests-mm.sh"
+		else
+			result fail "[$fl selftests] guest ran selftests-mm.sh (console: $o/console.log)"
+			sed 's/^/# /' "$o.err"
 		fi
+		log_clean "[$fl selftests]" "$o"
+		selftest_keys "$o/output.log" | sort >"$CACHE/logs/selftests-$fl.txt"
 	done
+	REUSE=0 RUNTAG= GUEST_TIMEOUT=
 	bp=$(grep -c '|pass$' "$CACHE/logs/selftests-baseline.txt")
 	pp=$(grep -c '|pass$' "$CACHE/logs/selftests-patched.txt")
 	bt=$(wc -l <"$CACHE/logs/selftests-baseline.txt")
@@ -261,5 +348,5 @@ for tp in epyc4 chain4 cxl; do
 	fi
 done
 
-echo "# make check took $(($(date +%s) - start))s"
+echo "# make check took $(($(date +%s) - start))s; $reused guest runs were reused (FRESH=1 reruns them)"
 finish
