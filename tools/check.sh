@@ -177,6 +177,7 @@ guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
 			case $d in *"# SKIP"*) result ok "$tag ${d%%# SKIP*}" "# SKIP${d#*# SKIP}" ;;
 			*) result ok "$tag $d" ;; esac ;;
 		"not ok "*) result fail "$tag $(echo "$l" | sed -E 's/^not ok [0-9]* ?-? ?//')" ;;
+		"Bail out!"*) result fail "$tag $l" ;;
 		"# ==="* | "#"*"got:"* | "#"*"expected:"* | "# dmesg"* | "# Totals"* | *"exited"* | "# "*" took "*) echo "$l" ;;
 		esac
 	done <"$out/output.log"
@@ -186,7 +187,7 @@ guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
 	fi
 	# Each test command must have run under run-tests.sh, which reads the
 	# kernel log after it ("# === cmd" ... "kernel log clean").
-	if head -n 1 "$out/cmds" 2>/dev/null | grep -q '^run-tests.sh '; then
+	if head -n 1 "$out/cmds" 2>/dev/null | grep -q '^run-tests.sh'; then
 		nrun=$(grep -c '^# === ' "$out/output.log")
 		nlog=$(grep -c '^\(not \)\{0,1\}ok - .*: kernel log clean$' "$out/output.log")
 		if [ "$nrun" -gt 0 ] && [ "$nrun" = "$nlog" ]; then
