@@ -54,6 +54,7 @@ finish() {
 echo "TAP version 13"
 start=$(date +%s)
 need_disk 12000 "make check (kernel trees, builds, guest image)"
+mkdir -p "$CACHE/runs" "$CACHE/logs"
 ensure_packages $ALL_PKGS
 
 # ---- 1. builds --------------------------------------------------------------
