@@ -146,19 +146,9 @@ guest_start() { # guest_start FLAVOUR TOPO CMD...: boot in the background ($bg_p
 		fi
 	fi
 	rm -rf "$out"
-	# One retry for a boot killed by "Oops: int3" before userspace: the
-	# multi-threaded TCG race with kernel text patching (docs/testbed.md).
-	( : >"$out.err"
-	  for try in 1 2; do
-		QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
-			--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>>"$out.err"
-		st=$?
-		[ "$st" = 3 ] && [ "$try" = 1 ] && grep -q 'Oops: int3' "$out/console.log" 2>/dev/null ||
-			break
-		echo "[check] boot died with Oops: int3 (TCG text-patching race); booting again" >>"$out.err"
-		cp "$out/console.log" "$out/console-int3.log"
-	  done
-	  if [ "$st" = 0 ] && [ -n "$key" ]; then echo "$key" >"$out/key"; fi ) &
+	( QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
+		--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>"$out.err" &&
+		if [ -n "$key" ]; then echo "$key" >"$out/key"; fi ) &
 	bg_pid=$!
 }
 
