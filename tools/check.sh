@@ -158,20 +158,32 @@ guest() { # guest FLAVOUR TOPO CMD...: boot, wait, report
 	guest_report "$1" "${RUNTAG:-$2}"
 }
 
+# How a run went, fresh or reused: whether the guest reached userspace and
+# finished its commands.  Returns 1 when it never booted (no output to read).
+run_status() { # run_status TAG OUTDIR
+	if [ -f "$2/reused" ]; then
+		reused=$((reused + 1))
+		echo "# $1 reusing the run of $(date -r "$2/rc" '+%F %T') (key $(cat "$2/reused")): same kernel image, guest image, programs and commands"
+	fi
+	if [ ! -f "$2/booted" ]; then
+		result fail "$1 guest boots to userspace (console: $2/console.log)"
+		sed 's/^/# /' "$2.err"
+		return 1
+	fi
+	result ok "$1 guest boots to userspace"
+	if [ -f "$2/rc" ]; then
+		result ok "$1 guest finished its commands"
+	else
+		result fail "$1 guest finished its commands (console: $2/console.log)"
+		sed 's/^/# /' "$2.err"
+	fi
+}
+
 guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
 	fl=$1
 	out=$CACHE/runs/check-$fl-$2
 	tag="[$fl $2]"
-	if [ -f "$out/reused" ]; then
-		reused=$((reused + 1))
-		echo "# $tag reusing the run of $(date -r "$out/rc" '+%F %T') (key $(cat "$out/reused")): same kernel image, guest image, programs and commands"
-	fi
-	if [ ! -f "$out/booted" ]; then
-		result fail "$tag guest boots to userspace (console: $out/console.log)"
-		sed 's/^/# /' "$out.err"
-		return
-	fi
-	result ok "$tag guest boots to userspace"
+	run_status "$tag" "$out" || return
 	while IFS= read -r l; do
 		case $l in
 		"ok "*) d=$(echo "$l" | sed -E 's/^ok [0-9]* ?-? ?//')
@@ -182,10 +194,6 @@ guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
 		"# ==="* | "#"*"got:"* | "#"*"expected:"* | "# dmesg"* | "# Totals"* | *"exited"* | "# "*" took "*) echo "$l" ;;
 		esac
 	done <"$out/output.log"
-	if [ ! -f "$out/rc" ]; then
-		result fail "$tag guest finished its commands (console: $out/console.log)"
-		sed 's/^/# /' "$out.err"
-	fi
 	# Each test command must have run under run-tests.sh, which reads the
 	# kernel log after it ("# === cmd" ... "kernel log clean").
 	if head -n 1 "$out/cmds" 2>/dev/null | grep -q '^run-tests.sh'; then
@@ -305,14 +313,8 @@ if [ "${SELFTESTS:-1}" = 1 ]; then
 			"selftests-mm.sh ${SELFTEST_LIMIT:-240}"
 		[ -z "$bg_pid" ] || wait "$bg_pid" || true
 		o=$CACHE/runs/check-$fl-selftests
-		[ ! -f "$o/reused" ] || { reused=$((reused + 1))
-			echo "# [$fl selftests] reusing the run of $(date -r "$o/rc" '+%F %T') (key $(cat "$o/reused"))"; }
-		if [ -f "$o/rc" ]; then
-			result ok "[$fl selftests] guest ran selftests-mm.sh"
-		else
-			result fail "[$fl selftests] guest ran selftests-mm.sh (console: $o/console.log)"
-			sed 's/^/# /' "$o.err"
-		fi
+		: >"$CACHE/logs/selftests-$fl.txt"
+		run_status "[$fl selftests]" "$o" || continue
 		log_clean "[$fl selftests]" "$o"
 		selftest_keys "$o/output.log" | sort >"$CACHE/logs/selftests-$fl.txt"
 	done
