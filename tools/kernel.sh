@@ -160,6 +160,9 @@ build() {
 	say "built $flavour in $(($(date +%s) - start))s: $BUILD/arch/x86/boot/bzImage"
 }
 
+# A run that finds the kernel up to date gives back the log of the build
+# that made it, rather than leaving an empty one.
+[ -f "$LOG" ] && mv -f "$LOG" "$LOG.prev"
 : >"$LOG"
 unpack_base
 [ "$tree" = "$PATCHED" ] && apply_series
@@ -169,6 +172,7 @@ key="$ver $(cat "$PATCHED/.thpnuma-series" 2>/dev/null || echo none) $(hash_file
 [ "$tree" = "$BASE" ] && key="$ver base $(hash_files "$@")"
 if [ -f "$BUILD/.thpnuma-key" ] && [ "$(cat "$BUILD/.thpnuma-key")" = "$key" ] &&
 	[ -f "$BUILD/arch/x86/boot/bzImage" ]; then
+	[ -s "$LOG" ] || [ ! -f "$LOG.prev" ] || mv -f "$LOG.prev" "$LOG"
 	say "$flavour kernel is up to date ($BUILD)"
 	exit 0
 fi
