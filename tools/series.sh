@@ -118,6 +118,15 @@ build_each() {
 		(cd "$WT" && scripts/kconfig/merge_config.sh -m -O "$b" "$b/.config" "$@") >>"$LOG" 2>&1
 		make -s -C "$WT" O="$b" olddefconfig >>"$LOG" 2>&1
 	}
+	make_step() { # make_step BUILDDIR WHAT: build $TARGETS there, one TAP line
+		t=$(date +%s)
+		if make -C "$WT" O="$1" -j"$JOBS" CC="ccache gcc" $TARGETS >>"$LOG" 2>&1; then
+			echo "ok - make $TARGETS $2 ($(($(date +%s) - t))s)"
+		else
+			echo "not ok - make $TARGETS $2 fails (log: $LOG)"
+			rc=1
+		fi
+	}
 	B=$WT/.build-each
 	rc=0 i=0
 	each=0
@@ -135,13 +144,7 @@ build_each() {
 			"$PATCHDIR/configs/patched.config") >>"$LOG" 2>&1
 		make -s -C "$WT" O="$B" olddefconfig >>"$LOG" 2>&1
 		say "building $TARGETS after patch $i ($p)"
-		t=$(date +%s)
-		if make -C "$WT" O="$B" -j"$JOBS" CC="ccache gcc" $TARGETS >>"$LOG" 2>&1; then
-			echo "ok - make $TARGETS after patch $i: $p ($(($(date +%s) - t))s)"
-		else
-			echo "not ok - make $TARGETS fails after patch $i: $p (log: $LOG)"
-			rc=1
-		fi
+		make_step "$B" "after patch $i: $p"
 	done
 	case " $STEPS " in *" configs "*) ;; *) return $rc ;; esac
 	for f in nonuma nothp; do
@@ -155,13 +158,7 @@ build_each() {
 			continue
 		fi
 		say "building $TARGETS of the whole series as $f"
-		t=$(date +%s)
-		if make -C "$WT" O="$Bf" -j"$JOBS" CC="ccache gcc" $TARGETS >>"$LOG" 2>&1; then
-			echo "ok - make $TARGETS of the whole series with $want=n ($(($(date +%s) - t))s)"
-		else
-			echo "not ok - make $TARGETS of the whole series fails with $want=n (log: $LOG)"
-			rc=1
-		fi
+		make_step "$Bf" "of the whole series with $want=n"
 	done
 	return $rc
 }
