@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Node states that only the allocator's slow path can recover, made the
+ * way a workload leaves them, with no test module and no draining or
+ * compaction by the test itself:
+ *
+ *  aged     a child process binds to the node, fills its free memory with
+ *           4k pages, keeps one page in every physical 2M block, frees the
+ *           rest and exits.  Its last pages go back to the per-cpu free
+ *           lists and stay there, so the buddy lists hold few huge blocks
+ *           although the memory is free.
+ *  aged-pcp the same with vm.percpu_pagelist_high_fraction=100000 (tiny
+ *           per-cpu lists): the blocks merge as the child exits.
+ *  movable  (-r defer) the child keeps its one page per block and stays
+ *           alive; the state is made under defrag=never.  Compaction can
+ *           free the blocks; defrag=defer relies on kcompactd for it.
+ *
+ * Each row is made and measured in every mode in turn (legacy first), in
+ * one boot: a region is faulted from the node's CPU with the row's defrag
+ * setting, with or without MADV_HUGEPAGE, and its placement read page by
+ * page.  A mode passes when its local THP share is at least legacy's
+ * minus 2 points.  The counters (compact_stall, compact_success,
+ * pgscan_direct, thp_fault_alloc, thp_fault_fallback) and the order-9
+ * kswapd and kcompactd wake-ups on the node (mm_vmscan_wakeup_kswapd,
+ * mm_compaction_wakeup_kcompactd) are printed beside each row.
+ *
+ *   thp_aged [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...]
+ *
+ * Machine-readable lines: "# aged ROW|MODE|DEFRAG|madvise|always|
+ * LOCAL-THP-PCT|PLACEMENT|COUNTERS".
+ */
+#include "placement.h"
+#include <sys/wait.h>
+
+#define MPOL_BIND_	2
+#define SLACK		2	/* points a mode may trail legacy by */
+
+static int node;
+static size_t region_mib;
+
+/* ---- order-9 wake-ups on the node, from the tracepoints ------------------ */
+
+#define TRACE "/sys/kernel/tracing/"
+static bool have_trace;
+
+static void trace_setup(void)
+{
+	have_trace = !write_file(TRACE "events/vmscan/mm_vmscan_wakeup_kswapd/enable", "1") &&
+		     !write_file(TRACE "events/compaction/mm_compaction_wakeup_kcompactd/enable", "1");
+	write_file(TRACE "buffer_size_kb", "4096");
+	write_file(TRACE "tracing_on", "1");
+}
+
+static void trace_off(void)
+{
+	write_file(TRACE "events/vmscan/mm_vmscan_wakeup_kswapd/enable", "0");
+	write_file(TRACE "events/compaction/mm_compaction_wakeup_kcompactd/enable", "0");
+	write_file(TRACE "trace", "");
+}
+
+/* Count order-9 wake-ups of @node's kswapd and kcompactd since the last call. */
+static void trace_wakeups(long *kswapd, long *kcompactd)
+{
+	char line[512], key[32];
+	FILE *f = fopen(TRACE "trace", "r");
+
+	*kswapd = *kcompactd = have_trace ? 0 : -1;
+	if (!f)
+		return;
+	snprintf(key, sizeof(key), "nid=%d ", node);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, key) || !strstr(line, "order=9"))
+			continue;
+		if (strstr(line, "mm_vmscan_wakeup_kswapd"))
+			(*kswapd)++;
+		else if (strstr(line, "mm_compaction_wakeup_kcompactd"))
+			(*kcompactd)++;
+	}
+	fclose(f);
+	write_file(TRACE "trace", "");
+}
+
+/* ---- the node's memory ---------------------------------------------------- */
+
+static long sysctl_long(const char *path)
+{
+	char buf[64];
+
+	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
+}
+
+static long node_free_kb(int nid)
+{
+	char path[96], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemFree: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Child: fill @nid's free memory (less a margin over the watermarks) with
+ * 4k pages, keep the first page seen in each physical 2M block and free
+ * the rest.  Then exit, or with @stay tell the parent through @fd and
+ * wait to be killed.
+ */
+static void fragmenter(int nid, bool stay, int fd)
+{
+	unsigned long mask[MAX_NODES / (8 * sizeof(long)) + 1] = { 0 };
+	long free_kb = node_free_kb(nid), n, i, start = -1, maxblk = 0;
+	struct node_mem m;
+	unsigned char *kept;
+	uint64_t *pm;
+	size_t len;
+	char *buf;
+	int pfd;
+
+	if (run_on_node(nid) && run_on_node(0))
+		_exit(3);
+	node_mem_read(nid, &m);
+	/* margin: 64 MiB or three low watermarks, whichever is more */
+	n = free_kb / 4 - (m.low * 3 > 16384 ? m.low * 3 : 16384);
+	if (n <= 0)
+		_exit(4);
+	len = n * PAGE_SZ;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		_exit(5);
+	mask[nid / (8 * sizeof(long))] = 1UL << (nid % (8 * sizeof(long)));
+	if (syscall(SYS_mbind, buf, len, MPOL_BIND_, mask, MAX_NODES + 1, 0) ||
+	    madvise(buf, len, MADV_NOHUGEPAGE))
+		_exit(6);
+	for (i = 0; i < n; i++)
+		buf[i * PAGE_SZ] = 1;
+
+	pm = malloc(n * sizeof(*pm));
+	pfd = open("/proc/self/pagemap", O_RDONLY);
+	if (!pm || pfd < 0 ||
+	    pread(pfd, pm, n * sizeof(*pm), (uintptr_t)buf / PAGE_SZ * 8) != (ssize_t)(n * sizeof(*pm)))
+		_exit(7);
+	close(pfd);
+	for (i = 0; i < n; i++) {
+		long blk = (pm[i] & ((1ULL << 55) - 1)) >> 9;
+
+		if (blk > maxblk)
+			maxblk = blk;
+	}
+	kept = calloc(maxblk + 1, 1);
+	if (!kept)
+		_exit(8);
+	/* Free every page but the first of its block, in runs. */
+	for (i = 0; i <= n; i++) {
+		bool keep = false;
+
+		if (i < n) {
+			long blk = (pm[i] & ((1ULL << 55) - 1)) >> 9;
+
+			keep = !kept[blk];
+			kept[blk] = 1;
+		}
+		if (i < n && !keep) {
+			if (start < 0)
+				start = i;
+			continue;
+		}
+		if (start >= 0)
+			madvise(buf + start * PAGE_SZ, (i - start) * PAGE_SZ, MADV_DONTNEED);
+		start = -1;
+	}
+	if (stay) {
+		if (write(fd, "r", 1) != 1)
+			_exit(9);
+		for (;;)
+			pause();
+	}
+	_exit(0);
+}
+
+/* Run the fragmenter; returns its pid when it stays alive, 0 when it has exited. */
+static pid_t make_state(bool stay, char *why, size_t len)
+{
+	int p[2], st;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		fragmenter(node, stay, p[1]);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		close(p[0]);
+		return -1;
+	}
+	if (stay) {
+		if (read(p[0], &c, 1) != 1) {
+			waitpid(pid, &st, 0);
+			snprintf(why, len, "fragmenter died (status %d)", st);
+			pid = -1;
+		}
+		close(p[0]);
+		return pid;
+	}
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, len, "fragmenter failed (status 0x%x)", st);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- one measured region --------------------------------------------------- */
+
+static const char *const counters[] = {
+	"compact_stall", "compact_success", "pgscan_direct",
+	"thp_fault_alloc", "thp_fault_fallback",
+};
+#define NR_CNT ARRAY_LEN(counters)
+
+struct result {
+	long local_thp_pct;
+	long cnt[NR_CNT];
+	long kswapd9, kcompactd9;
+	char place[256];
+	bool ok;
+};
+
+static void fault_region(size_t len, bool madv, struct result *res)
+{
+	long before[NR_CNT], hist[MAX_NODES][NR_SIZES];
+	struct placement pl;
+	unsigned int i;
+	char *buf;
+
+	memset(res, 0, sizeof(*res));
+	trace_wakeups(&res->kswapd9, &res->kcompactd9);	/* clear */
+	for (i = 0; i < NR_CNT; i++)
+		before[i] = vmstat(counters[i]);
+	buf = map_aligned(len);
+	if (!buf || (madv && madvise(buf, len, MADV_HUGEPAGE)))
+		return;
+	for (i = 0; i < len / PAGE_SZ; i++)
+		buf[(size_t)i * PAGE_SZ] = 1;
+	for (i = 0; i < NR_CNT; i++)
+		res->cnt[i] = vmstat(counters[i]) - before[i];
+	trace_wakeups(&res->kswapd9, &res->kcompactd9);
+	if (placement_measure(buf, len, &pl) == 0) {
+		placement_by_class(&pl, node, hist);
+		res->local_thp_pct = pl.pages ? (hist[0][SZ_THP] * 100 + pl.pages / 2) / pl.pages : 0;
+		placement_format(hist, pl.pages, res->place, sizeof(res->place));
+		res->ok = !pl.unplaced;
+	}
+	munmap(buf, len);
+}
+
+static void report(const char *row, const char *mode, const char *defrag, bool madv,
+		   const struct result *r)
+{
+	printf("# aged %s|%s|%s|%s|%ld|%s|stall=%ld success=%ld pgscan_direct=%ld thp_fault_alloc=%ld thp_fault_fallback=%ld kswapd9=%ld kcompactd9=%ld\n",
+	       row, mode, defrag, madv ? "madvise" : "always", r->local_thp_pct, r->place,
+	       r->cnt[0], r->cnt[1], r->cnt[2], r->cnt[3], r->cnt[4], r->kswapd9, r->kcompactd9);
+	fflush(stdout);
+}
+
+static bool set_mode(const char *mode)
+{
+	return have_numa_fallback() ? !thp_set("numa_fallback", mode) : !strcmp(mode, "legacy");
+}
+
+static void verdict(const char *desc, const char *mode, long got, long legacy, bool have_legacy)
+{
+	if (!strcmp(mode, "legacy") || !have_legacy) {
+		tap_result(true, "%s %s: local THP %ld%% (the reference)", desc, mode, got);
+		return;
+	}
+	tap_result(got >= legacy - SLACK, "%s %s: local THP %ld%% >= legacy %ld%% - %d",
+		   desc, mode, got, legacy, SLACK);
+}
+
+/* aged / aged-pcp rows: one per defrag value x madvise. */
+static void run_aged(const char *row, char **modes, int nmodes, const char *defrag, bool madv)
+{
+	bool tiny_pcp = !strcmp(row, "aged-pcp");
+	long legacy = 0;
+	bool have_legacy = false;
+	char desc[128], why[128];
+	struct result r;
+	pid_t pid;
+	int m;
+
+	snprintf(desc, sizeof(desc), "%s node%d defrag=%s %s", row, node, defrag,
+		 madv ? "madvise" : "always");
+	for (m = 0; m < nmodes; m++) {
+		if (!set_mode(modes[m])) {
+			tap_skipped("numa_fallback knob missing or refused the mode", "%s %s", desc, modes[m]);
+			continue;
+		}
+		thp_set("enabled", madv ? "madvise" : "always");
+		thp_set("defrag", defrag);
+		if (tiny_pcp)
+			write_file("/proc/sys/vm/percpu_pagelist_high_fraction", "100000");
+		pid = make_state(false, why, sizeof(why));
+		if (tiny_pcp)
+			write_file("/proc/sys/vm/percpu_pagelist_high_fraction", "0");
+		if (pid < 0) {
+			tap_result(false, "%s %s # precondition: %s", desc, modes[m], why);
+			continue;
+		}
+		fault_region(region_mib << 20, madv, &r);
+		report(row, modes[m], defrag, madv, &r);
+		if (!r.ok) {
+			tap_result(false, "%s %s # cannot read the placement", desc, modes[m]);
+			continue;
+		}
+		if (!strcmp(modes[m], "legacy")) {
+			legacy = r.local_thp_pct;
+			have_legacy = true;
+		}
+		verdict(desc, modes[m], r.local_thp_pct, legacy, have_legacy);
+	}
+}
+
+/*
+ * defrag=defer, no MADV_HUGEPAGE: fault, wait 10 s, fault again.  The
+ * second region gets what kcompactd made of the node since the first.
+ */
+static void run_defer(char **modes, int nmodes)
+{
+	long legacy[2] = { 0, 0 }, wake_legacy = 0;
+	bool have_legacy = false;
+	char desc[128], why[128];
+	struct result r[2];
+	int m, i;
+	pid_t pid;
+
+	snprintf(desc, sizeof(desc), "movable node%d defrag=defer always", node);
+	tap_diag("compaction_proactiveness %ld (left at its value)",
+		 sysctl_long("/proc/sys/vm/compaction_proactiveness"));
+	for (m = 0; m < nmodes; m++) {
+		if (!set_mode(modes[m])) {
+			tap_skipped("numa_fallback knob missing or refused the mode", "%s %s", desc, modes[m]);
+			tap_skipped("numa_fallback knob missing or refused the mode", "%s %s wake-ups", desc, modes[m]);
+			continue;
+		}
+		thp_set("enabled", "always");
+		thp_set("defrag", "never");
+		pid = make_state(true, why, sizeof(why));
+		if (pid <= 0) {
+			tap_result(false, "%s %s # precondition: %s", desc, modes[m], why);
+			tap_result(false, "%s %s wake-ups # precondition", desc, modes[m]);
+			continue;
+		}
+		thp_set("defrag", "defer");
+		fault_region(32UL << 20, false, &r[0]);
+		report("movable-1st", modes[m], "defer", false, &r[0]);
+		sleep(10);
+		fault_region(32UL << 20, false, &r[1]);
+		report("movable-2nd", modes[m], "defer", false, &r[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (!strcmp(modes[m], "legacy")) {
+			for (i = 0; i < 2; i++)
+				legacy[i] = r[i].local_thp_pct;
+			wake_legacy = r[0].kcompactd9 + r[0].kswapd9;
+			have_legacy = true;
+		}
+		verdict(desc, modes[m], r[1].local_thp_pct, legacy[1], have_legacy);
+		if (!strcmp(modes[m], "legacy") || !have_legacy)
+			tap_result(true, "%s %s wake-ups: kswapd %ld, kcompactd %ld at order 9 on node%d (the reference)",
+				   desc, modes[m], r[0].kswapd9, r[0].kcompactd9, node);
+		else
+			tap_result(!wake_legacy || r[0].kswapd9 + r[0].kcompactd9 > 0,
+				   "%s %s wake-ups: kswapd %ld, kcompactd %ld at order 9 on node%d (legacy %ld)",
+				   desc, modes[m], r[0].kswapd9, r[0].kcompactd9, node, wake_legacy);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all_defrag[] = {
+		"always", "defer", "defer+madvise", "madvise", "never",
+	};
+	const char *modes_arg = NULL, *rows = "all", *defrag_arg = NULL;
+	char *modes[4], *defrag[8], *list;
+	int nmodes, ndefrag = 0, opt, m, d, planned;
+	long free_kb;
+
+	while ((opt = getopt(argc, argv, "m:n:r:s:d:")) != -1) {
+		switch (opt) {
+		case 'm': modes_arg = optarg; break;
+		case 'n': node = atoi(optarg); break;
+		case 'r': rows = optarg; break;
+		case 's': region_mib = strtoul(optarg, NULL, 10); break;
+		case 'd': defrag_arg = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (strcmp(rows, "aged") && strcmp(rows, "defer") && strcmp(rows, "all")) {
+		fprintf(stderr, "unknown rows '%s' (aged, defer, all)\n", rows);
+		return 2;
+	}
+	/* legacy first: every other mode is compared with it */
+	nmodes = parse_modes(modes_arg, modes, 4);
+	for (m = 1; m < nmodes; m++)
+		if (!strcmp(modes[m], "legacy")) {
+			char *t = modes[0];
+
+			modes[0] = modes[m];
+			modes[m] = t;
+		}
+	list = strdup(defrag_arg ? defrag_arg : "always,defer,defer+madvise,madvise,never");
+	for (char *t = strtok(list, ","); t && ndefrag < 8; t = strtok(NULL, ",")) {
+		bool known = false;
+
+		for (d = 0; d < (int)ARRAY_LEN(all_defrag); d++)
+			known |= !strcmp(t, all_defrag[d]);
+		if (!known) {
+			fprintf(stderr, "unknown defrag value '%s'\n", t);
+			return 2;
+		}
+		defrag[ndefrag++] = t;
+	}
+
+	topo_init();
+	planned = 0;
+	if (strcmp(rows, "defer"))
+		planned += nmodes * (2 * ndefrag + 1);
+	if (strcmp(rows, "aged"))
+		planned += nmodes * 2;
+	if (node >= (nr_nodes ? nr_nodes : 1) || node_first_cpu(node) < 0) {
+		tap_plan(1);
+		tap_skipped("the node needs memory and a CPU", "thp_aged node%d", node);
+		return 0;
+	}
+	tap_plan(planned);
+	thp_save();
+	sysctl_set("/proc/sys/vm/percpu_pagelist_high_fraction", "0");
+	run_on_node(node);
+	free_kb = node_free_kb(node);
+	if (!region_mib)	/* half of what the node has free before the first row */
+		region_mib = free_kb / 1024 / 2 / 2 * 2;
+	tap_diag("node%d: %ld MiB free, regions of %zu MiB; compaction_proactiveness %ld, watermark_boost_factor %ld, percpu_pagelist_high_fraction 0 (defaults kept)",
+		 node, free_kb / 1024, region_mib,
+		 sysctl_long("/proc/sys/vm/compaction_proactiveness"),
+		 sysctl_long("/proc/sys/vm/watermark_boost_factor"));
+	trace_setup();
+	if (!have_trace)
+		tap_diag("tracepoints mm_vmscan_wakeup_kswapd/mm_compaction_wakeup_kcompactd not available: wake-ups print -1");
+
+	if (strcmp(rows, "defer")) {
+		for (d = 0; d < ndefrag; d++) {
+			run_aged("aged", modes, nmodes, defrag[d], true);
+			run_aged("aged", modes, nmodes, defrag[d], false);
+		}
+		run_aged("aged-pcp", modes, nmodes, "madvise", true);
+	}
+	if (strcmp(rows, "aged"))
+		run_defer(modes, nmodes);
+	trace_off();
+	return tap_finish();
+}
