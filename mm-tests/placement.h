@@ -344,12 +344,12 @@ static inline int run_on_node(int node)
 
 /* ---- node states (mm-tests/nodestate module) ----------------------------- */
 
-enum nstate { FREE, FRAG, FULL };
-static const char *const nstate_name[] = { "FREE", "FRAG", "FULL" };
+enum nstate { FREE, FRAG, FULL, LOW };
+static const char *const nstate_name[] = { "FREE", "FRAG", "FULL", "LOW" };
 
 static inline int node_state_set(int node, enum nstate s)
 {
-	static const char *const val[] = { "free", "frag", "full" };
+	static const char *const val[] = { "free", "frag", "full", "low" };
 	char path[96];
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/nodestate/node%d", node);
@@ -461,6 +461,10 @@ static inline bool node_state_check(int node, enum nstate s, char *why, size_t l
 		break;
 	case FULL:
 		if (m.huge_blocks == 0 && m.free < m.low)
+			return true;
+		break;
+	case LOW:
+		if (m.huge_blocks > 0 && m.free < m.low && m.free > m.min)
 			return true;
 		break;
 	}
@@ -674,14 +678,16 @@ static inline int parse_modes(const char *arg, char **v, int max)
 /*
  * Which node and size a THP-eligible fault gets, given the state of each
  * node in zonelist order.  FREE gives either size, FRAG only small pages,
- * FULL nothing (without reclaim, which none of these paths needs).
+ * FULL nothing (without reclaim, which none of these paths needs).  LOW
+ * (first position only) gives a huge page to the min-watermark attempt
+ * that every mode makes on the node a fault starts from, and nothing else.
  */
 static inline void expect(const char *mode, bool madvise, const enum nstate *st,
 		   int n, int *pos, int *sz)
 {
 	int i;
-#define HUGE_OK(i) (st[i] == FREE)
-#define SMALL_OK(i) (st[i] != FULL)
+#define HUGE_OK(i) (st[i] == FREE || ((i) == 0 && st[i] == LOW))
+#define SMALL_OK(i) (st[i] == FREE || st[i] == FRAG)
 #define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
 
 	if (!strcmp(mode, "legacy")) {

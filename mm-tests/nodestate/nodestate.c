@@ -13,6 +13,13 @@
  * FULL  free memory between the min and low watermarks, and none of it in
  *       a block of pageblock order, so not even a min-watermark attempt
  *       finds a huge page there.  Our pages are unmovable, unreclaimable.
+ * LOW   free memory between the min and low watermarks, some of it in free
+ *       pageblocks: the fast path (low watermark) finds nothing, the slow
+ *       path's min-watermark attempt finds a huge page.
+ *
+ * Setting a state drains the per-cpu lists first (ns_drain()): the states
+ * are meant to be exact.  States that per-cpu lists make, as an exiting
+ * task leaves them, are thp_aged's, which never drains.
  *
  * Loaded only in the test guest.  Not for production kernels.
  */
@@ -20,6 +27,7 @@
 #include <linux/gfp.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/list_sort.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/module.h>
@@ -31,8 +39,8 @@
 
 #define NS_CHUNK	4	/* see ns_take_all() */
 
-enum ns_state { NS_FREE, NS_FRAG, NS_FULL };
-static const char * const ns_names[] = { "free", "frag", "full" };
+enum ns_state { NS_FREE, NS_FRAG, NS_FULL, NS_LOW };
+static const char * const ns_names[] = { "free", "frag", "full", "low" };
 
 struct ns_node {
 	enum ns_state state;
@@ -147,7 +155,7 @@ static unsigned long ns_target(struct zone *zone, enum ns_state state)
 	 * a boost goes away as soon as kswapd has run (the tests set
 	 * vm.watermark_boost_factor=0 too).
 	 */
-	if (state == NS_FULL)
+	if (state == NS_FULL || state == NS_LOW)
 		return (zone->_watermark[WMARK_MIN] + zone->_watermark[WMARK_LOW]) / 2;
 	return ULONG_MAX;
 }
@@ -178,6 +186,36 @@ static void ns_give_back(struct ns_node *n, enum ns_state state)
 		cond_resched();
 	}
 	xa_destroy(&seen);
+}
+
+static int ns_cmp_pfn(void *priv, const struct list_head *a,
+		      const struct list_head *b)
+{
+	unsigned long pa = page_to_pfn(list_entry(a, struct page, lru));
+	unsigned long pb = page_to_pfn(list_entry(b, struct page, lru));
+
+	return pa < pb ? -1 : pa > pb;
+}
+
+/*
+ * LOW: give chunks back in pfn order, so they complete whole pageblocks,
+ * while the zone is below the target.
+ */
+static void ns_give_back_blocks(struct ns_node *n)
+{
+	struct page *page, *next;
+
+	list_sort(NULL, &n->held, ns_cmp_pfn);
+	list_for_each_entry_safe(page, next, &n->held, lru) {
+		struct zone *zone = page_zone(page);
+
+		if (zone_page_state(zone, NR_FREE_PAGES) >= ns_target(zone, NS_LOW))
+			continue;
+		list_del(&page->lru);
+		__free_pages(page, NS_CHUNK);
+		n->nr_held--;
+		cond_resched();
+	}
 }
 
 /*
@@ -242,7 +280,10 @@ static int ns_set(int nid, enum ns_state state)
 	if (state == NS_FREE)
 		return 0;
 	ns_take_all(nid, n);
-	ns_give_back(n, state);
+	if (state == NS_LOW)
+		ns_give_back_blocks(n);
+	else
+		ns_give_back(n, state);
 	if (state == NS_FRAG)
 		ns_pin_used_blocks(nid, n);
 	n->state = state;
