@@ -25,6 +25,11 @@
  * mm_compaction_wakeup_kcompactd) are printed beside each row.
  *
  *   thp_aged [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...]
+ *            [-T trace-instance]
+ *
+ * -T marks each aged row's fault phase ("thp_aged fault-start MODE",
+ * "fault-end") in /sys/kernel/tracing/instances/NAME/trace_marker, so the
+ * events enabled there can be read by phase.
  *
  * Machine-readable lines: "# aged ROW|MODE|DEFRAG|madvise|always|
  * LOCAL-THP-PCT|PLACEMENT|COUNTERS".
@@ -37,6 +42,18 @@
 
 static int node;
 static size_t region_mib;
+static char marker[160];	/* -T: a trace instance's trace_marker */
+
+/* Mark the fault phase in a trace instance, to read its events by phase. */
+static void mark(const char *what, const char *mode)
+{
+	char buf[96];
+
+	if (!marker[0])
+		return;
+	snprintf(buf, sizeof(buf), "thp_aged %s %s", what, mode);
+	write_file(marker, buf);
+}
 
 /* ---- order-9 wake-ups on the node, from the tracepoints ------------------ */
 
@@ -319,7 +336,9 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			tap_result(false, "%s %s # precondition: %s", desc, modes[m], why);
 			continue;
 		}
+		mark("fault-start", modes[m]);
 		fault_region(region_mib << 20, madv, &r);
+		mark("fault-end", modes[m]);
 		report(row, modes[m], defrag, madv, &r);
 		if (!r.ok) {
 			tap_result(false, "%s %s # cannot read the placement", desc, modes[m]);
@@ -398,15 +417,18 @@ int main(int argc, char **argv)
 	int nmodes, ndefrag = 0, opt, m, d, planned;
 	long free_kb;
 
-	while ((opt = getopt(argc, argv, "m:n:r:s:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:r:s:d:T:")) != -1) {
 		switch (opt) {
 		case 'm': modes_arg = optarg; break;
 		case 'n': node = atoi(optarg); break;
 		case 'r': rows = optarg; break;
 		case 's': region_mib = strtoul(optarg, NULL, 10); break;
 		case 'd': defrag_arg = optarg; break;
+		case 'T':
+			snprintf(marker, sizeof(marker), TRACE "instances/%s/trace_marker", optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...]\n",
+			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...] [-T instance]\n",
 				argv[0]);
 			return 2;
 		}

@@ -43,7 +43,7 @@ make -s -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >>"$LOG" 
 	{ tail -n 20 "$LOG" >&2; die "building mm-tests failed; see $LOG"; }
 make -s -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building numa-lat failed; see $LOG"; }
-for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns; do
+for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
 done
 
