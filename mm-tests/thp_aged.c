@@ -5,8 +5,8 @@
  * compaction by the test itself:
  *
  *  aged     a child process binds to the node, fills its free memory with
- *           4k pages, keeps one page in every physical 2M block, frees the
- *           rest and exits.  Its last pages go back to the per-cpu free
+ *           4k pages down to just above the low watermark, keeps one page
+ *           in every physical 2M block, frees the rest and exits.  Its last pages go back to the per-cpu free
  *           lists and stay there, so the buddy lists hold few huge blocks
  *           although the memory is free.
  *  aged-pcp the same with vm.percpu_pagelist_high_fraction=100000 (tiny
@@ -124,10 +124,11 @@ static long node_free_kb(int nid)
 }
 
 /*
- * Child: fill @nid's free memory (less a margin over the watermarks) with
- * 4k pages, keep the first page seen in each physical 2M block and free
- * the rest.  Then exit, or with @stay tell the parent through @fd and
- * wait to be killed.
+ * Child: fill @nid's free memory with 4k pages until its largest zone is
+ * just above the low watermark (so no intact free block is left and
+ * nothing wakes kswapd), keep the first page seen in each physical 2M
+ * block and free the rest.  Then exit, or with @stay tell the parent
+ * through @fd and wait to be killed.
  */
 static void fragmenter(int nid, bool stay, int fd)
 {
@@ -142,9 +143,7 @@ static void fragmenter(int nid, bool stay, int fd)
 
 	if (run_on_node(nid) && run_on_node(0))
 		_exit(3);
-	node_mem_read(nid, &m);
-	/* margin: 64 MiB or three low watermarks, whichever is more */
-	n = free_kb / 4 - (m.low * 3 > 16384 ? m.low * 3 : 16384);
+	n = free_kb / 4;
 	if (n <= 0)
 		_exit(4);
 	len = n * PAGE_SZ;
@@ -155,8 +154,12 @@ static void fragmenter(int nid, bool stay, int fd)
 	if (syscall(SYS_mbind, buf, len, MPOL_BIND_, mask, MAX_NODES + 1, 0) ||
 	    madvise(buf, len, MADV_NOHUGEPAGE))
 		_exit(6);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (!(i % 2048) && (node_mem_read(nid, &m) || m.free < m.low + 1024))
+			break;
 		buf[i * PAGE_SZ] = 1;
+	}
+	n = i;
 
 	pm = malloc(n * sizeof(*pm));
 	pfd = open("/proc/self/pagemap", O_RDONLY);
