@@ -14,6 +14,9 @@
  *  movable  (-r defer) the child keeps its one page per block and stays
  *           alive; the state is made under defrag=never.  Compaction can
  *           free the blocks; defrag=defer relies on kcompactd for it.
+ *           Run twice: with compaction_proactiveness at its default (where
+ *           proactive compaction may rebuild the blocks before the first
+ *           fault) and at 0, where only the wake-ups can.
  *
  * Each row is made and measured in every mode in turn (legacy first), in
  * one boot: a region is faulted from the node's CPU with the row's defrag
@@ -42,6 +45,7 @@
 
 static int node;
 static size_t region_mib;
+static char proactiveness_default[16];
 static char marker[160];	/* -T: a trace instance's trace_marker */
 
 /* Mark the fault phase in a trace instance, to read its events by phase. */
@@ -121,6 +125,27 @@ static long node_free_kb(int nid)
 			break;
 	fclose(f);
 	return v;
+}
+
+/* Pages on the per-cpu lists of @nid's zones, all CPUs, from /proc/zoneinfo. */
+static long node_pcp_pages(int nid)
+{
+	char line[256];
+	bool in_node = false;
+	long sum = 0, v;
+	int n;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &n) == 1)
+			in_node = n == nid;
+		else if (in_node && sscanf(line, " count: %ld", &v) == 1)
+			sum += v;
+	}
+	fclose(f);
+	return sum;
 }
 
 /*
@@ -339,6 +364,13 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			tap_result(false, "%s %s # precondition: %s", desc, modes[m], why);
 			continue;
 		}
+		{
+			struct node_mem nm;
+
+			node_mem_read(node, &nm);
+			tap_diag("%s %s state: %ld free blocks >= 2M, %ld pages on per-cpu lists, %ld free",
+				 desc, modes[m], nm.huge_blocks, node_pcp_pages(node), nm.free);
+		}
 		mark("fault-start", modes[m]);
 		fault_region(region_mib << 20, madv, &r);
 		mark("fault-end", modes[m]);
@@ -359,7 +391,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
  * defrag=defer, no MADV_HUGEPAGE: fault, wait 10 s, fault again.  The
  * second region gets what kcompactd made of the node since the first.
  */
-static void run_defer(char **modes, int nmodes)
+static void run_defer(char **modes, int nmodes, const char *proactiveness)
 {
 	long legacy[2] = { 0, 0 }, wake_legacy = 0;
 	bool have_legacy = false;
@@ -368,9 +400,12 @@ static void run_defer(char **modes, int nmodes)
 	int m, i;
 	pid_t pid;
 
-	snprintf(desc, sizeof(desc), "movable node%d defrag=defer always", node);
-	tap_diag("compaction_proactiveness %ld (left at its value)",
-		 sysctl_long("/proc/sys/vm/compaction_proactiveness"));
+	snprintf(desc, sizeof(desc), "movable node%d defrag=defer always proactiveness=%s",
+		 node, proactiveness ? proactiveness : "default");
+	if (proactiveness)
+		write_file("/proc/sys/vm/compaction_proactiveness", proactiveness);
+	tap_diag("compaction_proactiveness %ld%s", sysctl_long("/proc/sys/vm/compaction_proactiveness"),
+		 proactiveness ? " (set for this row, so only the wake-ups rebuild blocks)" : " (the default)");
 	for (m = 0; m < nmodes; m++) {
 		if (!set_mode(modes[m])) {
 			tap_skipped("numa_fallback knob missing or refused the mode", "%s %s", desc, modes[m]);
@@ -408,6 +443,8 @@ static void run_defer(char **modes, int nmodes)
 				   "%s %s wake-ups: kswapd %ld, kcompactd %ld at order 9 on node%d (legacy %ld)",
 				   desc, modes[m], r[0].kswapd9, r[0].kcompactd9, node, wake_legacy);
 	}
+	if (proactiveness)
+		write_file("/proc/sys/vm/compaction_proactiveness", proactiveness_default);
 }
 
 int main(int argc, char **argv)
@@ -467,7 +504,7 @@ int main(int argc, char **argv)
 	if (strcmp(rows, "defer"))
 		planned += nmodes * (2 * ndefrag + 1);
 	if (strcmp(rows, "aged"))
-		planned += nmodes * 2;
+		planned += nmodes * 4;
 	if (node >= (nr_nodes ? nr_nodes : 1) || node_first_cpu(node) < 0) {
 		tap_plan(1);
 		tap_skipped("the node needs memory and a CPU", "thp_aged node%d", node);
@@ -476,6 +513,9 @@ int main(int argc, char **argv)
 	tap_plan(planned);
 	thp_save();
 	sysctl_set("/proc/sys/vm/percpu_pagelist_high_fraction", "0");
+	if (!read_file("/proc/sys/vm/compaction_proactiveness", proactiveness_default,
+		       sizeof(proactiveness_default)))
+		sysctl_set("/proc/sys/vm/compaction_proactiveness", proactiveness_default);
 	run_on_node(node);
 	free_kb = node_free_kb(node);
 	if (!region_mib)	/* half of what the node has free before the first row */
@@ -495,8 +535,10 @@ int main(int argc, char **argv)
 		}
 		run_aged("aged-pcp", modes, nmodes, "madvise", true);
 	}
-	if (strcmp(rows, "aged"))
-		run_defer(modes, nmodes);
+	if (strcmp(rows, "aged")) {
+		run_defer(modes, nmodes, NULL);
+		run_defer(modes, nmodes, "0");
+	}
 	trace_off();
 	return tap_finish();
 }
