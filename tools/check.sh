@@ -87,17 +87,24 @@ if [ "${SELFTESTS:-1}" = 1 ]; then
 	fi
 fi
 
+# Host-side tests, each a TAP script with stand-ins for what it would
+# otherwise need (QEMU, apt-get): its lines become results under a prefix.
+host_test() { # host_test PREFIX SCRIPT
+	log=$CACHE/logs/$(basename "$2" .sh).log
+	"$TOPDIR/tools/$2" >"$log" 2>&1
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) result ok "$1: $(echo "$l" | sed -E 's/^ok [0-9]+ - //')" ;;
+		"not ok "*) result fail "$1: $(echo "$l" | sed -E 's/^not ok [0-9]+ - //') (log: $log)" ;;
+		esac
+	done <"$log"
+	grep -q '^1\.\.[1-9]' "$log" || result fail "$1: tools/$2 ran to its end (log: $log)"
+}
 # The runner's boot handling (the int3 retry, failed boots), with a
 # stand-in for QEMU: the real race is too rare to wait for.
-"$TOPDIR/tools/test-run-guest.sh" >"$CACHE/logs/test-run-guest.log" 2>&1
-while IFS= read -r l; do
-	case $l in
-	"ok "*) result ok "run-guest: $(echo "$l" | sed -E 's/^ok [0-9]+ - //')" ;;
-	"not ok "*) result fail "run-guest: $(echo "$l" | sed -E 's/^not ok [0-9]+ - //') (log: $CACHE/logs/test-run-guest.log)" ;;
-	esac
-done <"$CACHE/logs/test-run-guest.log"
-grep -q '^1\.\.[1-9]' "$CACHE/logs/test-run-guest.log" ||
-	result fail "run-guest: tools/test-run-guest.sh ran to its end (log: $CACHE/logs/test-run-guest.log)"
+host_test run-guest test-run-guest.sh
+# The first step of make bench, kernel and rootfs on a fresh machine.
+host_test packages test-packages.sh
 
 # ---- 3. guest runs -----------------------------------------------------------
 # A run started with REUSE=1 (the unpatched kernel's reference runs, the

@@ -27,23 +27,32 @@ need_root() {
 }
 
 # Install missing Debian packages (names as arguments).  As non-root,
-# fail with the list so the user can install them.
+# fail with the list so the user can install them.  The first command a
+# user types on a fresh machine may be any verb, so this creates $CACHE
+# for its log itself.  STOP_AFTER_PACKAGES=1 exits here, with status 0,
+# once the packages are in: tools/test-packages.sh uses it to run the first
+# step of make bench, kernel and rootfs with a stand-in apt-get.
 ensure_packages() {
 	missing=
 	for p in "$@"; do
 		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing="$missing $p"
 	done
-	[ -z "$missing" ] && return 0
-	if [ "$(id -u)" != 0 ]; then
-		die "missing Debian packages:$missing; install them as root: apt-get install$missing"
+	if [ -n "$missing" ]; then
+		[ "$(id -u)" = 0 ] ||
+			die "missing Debian packages:$missing; install them as root: apt-get install$missing"
+		say "installing Debian packages:$missing"
+		mkdir -p "$CACHE" || die "cannot create $CACHE (set CACHE=)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >"$CACHE/apt.log" 2>&1 || {
+			DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$CACHE/apt.log" 2>&1
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >>"$CACHE/apt.log" 2>&1 ||
+				die "apt-get install$missing failed; see $CACHE/apt.log"
+		}
 	fi
-	say "installing Debian packages:$missing"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >"$CACHE/apt.log" 2>&1 || {
-		DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$CACHE/apt.log" 2>&1
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >>"$CACHE/apt.log" 2>&1 ||
-			die "apt-get install$missing failed; see $CACHE/apt.log"
-	}
+	if [ "${STOP_AFTER_PACKAGES:-0}" = 1 ]; then
+		say "STOP_AFTER_PACKAGES=1: packages in place, stopping here"
+		exit 0
+	fi
 }
 
 # Refuse to start a long step with too little disk.  $1: MiB needed, $2: what.
