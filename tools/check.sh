@@ -105,6 +105,8 @@ host_test() { # host_test PREFIX SCRIPT
 host_test run-guest test-run-guest.sh
 # The first step of make bench, kernel and rootfs on a fresh machine.
 host_test packages test-packages.sh
+# The guest's runner reads the kernel log from a marker, with a stand-in log.
+host_test run-tests test-run-tests.sh
 
 # ---- 3. guest runs -----------------------------------------------------------
 # A run started with REUSE=1 (the unpatched kernel's reference runs, the
