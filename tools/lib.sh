@@ -55,6 +55,13 @@ ensure_packages() {
 	fi
 }
 
+# What a guest printed (a run's output.log), as the records of the one
+# parser, tools/guest-output.awk (the formats are documented there): one
+# a line, tab-separated, kind first.  KINDS: comma-separated, default all.
+guest_output() { # guest_output FILE [KINDS]
+	awk -f "$TOPDIR/tools/guest-output.awk" -v only="${2:-}" "$1"
+}
+
 # Refuse to start a long step with too little disk.  $1: MiB needed, $2: what.
 need_disk() {
 	mkdir -p "$CACHE"

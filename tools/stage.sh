@@ -46,6 +46,8 @@ make -s -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
 done
+# the one parser of guest output; kunit-results.sh uses it in the guest
+install -m 0644 "$TOPDIR/tools/guest-output.awk" "$STAGE/bin/guest-output.awk"
 
 for f in "$@"; do
 	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$f")
