@@ -51,7 +51,7 @@ result() {
 	say "not ok: $2"
 }
 note() {
-	case $1 in dmesg | diag | console) say "$2" ;; esac
+	case $1 in dmesg | diag | console | rerun) say "$2" ;; esac
 }
 bench_run() { # bench_run NAME: one run of the plan, its directory in $run
 	run=$(run_dir "$plan" "$1")

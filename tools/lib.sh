@@ -62,6 +62,26 @@ guest_output() { # guest_output FILE [KINDS]
 	awk -f "$TOPDIR/tools/guest-output.awk" -v only="${2:-}" "$1"
 }
 
+# TAP for the host-side tests (tools/test-*.sh): numbered, failures counted.
+tap_n=0 tap_failed=0
+tap() { # tap STATUS DESCRIPTION: "ok" when STATUS is 0
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+is() { # is WHAT GOT WANT: one comparison
+	[ "$2" = "$3" ]
+	tap $? "$1 (got '$2', want '$3')"
+}
+tap_done() { # the plan line; fails if any test failed
+	echo "1..$tap_n"
+	[ "$tap_failed" = 0 ]
+}
+
 # Refuse to start a long step with too little disk.  $1: MiB needed, $2: what.
 need_disk() {
 	mkdir -p "$CACHE"

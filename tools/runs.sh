@@ -6,7 +6,7 @@
 # The caller defines two functions the reports go to:
 #   result ok|fail DESCRIPTION ["# SKIP why"]    one check of a run
 #   note KIND LINE                               a diagnostic line (KIND:
-#       reuse, console, run, took, dmesg, diag)
+#       reuse, console, run, took, dmesg, diag, rerun)
 # and may set runs_topo to put every run on another topology (bench --topo).
 #
 #   run_names PLAN START [TOPOS]   the plan's runs that start so (fg, bg,
@@ -46,8 +46,8 @@ run_names() { # run_names PLAN START [TOPOS]
 # The run's one guest command: run-tests.sh and each of the row's
 # commands, substituted and quoted as one argument ("--allow REGEX" as two).
 run_command() {
-	spec=$(awk -v t="$r_topo" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
-	printf '%s\n' "$r_cmds" | awk -v fl="$r_flavour" -v topo="$spec" \
+	r_spec=$(awk -v t="$r_topo" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
+	printf '%s\n' "$r_cmds" | awk -v fl="$r_flavour" -v topo="$r_spec" \
 		-v stress="${STRESS_SECONDS:-60}" -v limit="${SELFTEST_LIMIT:-240}" '
 	function put(s, k, v,    i) {
 		while ((i = index(s, k)) > 0)
@@ -93,31 +93,31 @@ run_key() { # run_key GUEST-COMMAND
 
 run_start() { # run_start PLAN NAME
 	run_row "$1" "$2" || { result fail "run plan: tools/runs.conf has no $1 run $2"; return 1; }
-	out=$(run_dir "$1" "$2")
-	cmd=$(run_command)
-	key=
+	r_dir=$(run_dir "$1" "$2")
+	r_command=$(run_command)
+	r_key=
 	if [ "$r_reuse" = yes ] && [ "${FRESH:-0}" != 1 ]; then
-		key=$(run_key "$cmd")
-		if [ "$(cat "$out/key" 2>/dev/null)" = "$key" ] && [ "$(cat "$out/rc" 2>/dev/null)" = 0 ]; then
-			echo "$key" >"$out/reused"
+		r_key=$(run_key "$r_command")
+		if [ "$(cat "$r_dir/key" 2>/dev/null)" = "$r_key" ] && [ "$(cat "$r_dir/rc" 2>/dev/null)" = 0 ]; then
+			echo "$r_key" >"$r_dir/reused"
 			return 0
 		fi
 	fi
-	rm -rf "$out" "$out.err"
+	rm -rf "$r_dir" "$r_dir.err" "$r_dir.records" "$r_dir.splats"
 	mkdir -p "$CACHE/runs"
 	say "guest: $1 $2 ($r_flavour on $r_topo, $r_start; $(($(date +%s) - runs_t0))s so far)"
-	set -- --kernel "$r_flavour" --topo "$r_topo" --accel "${ACCEL:-tcg}" --out "$out" --timeout "$r_timeout"
+	set -- --kernel "$r_flavour" --topo "$r_topo" --accel "${ACCEL:-tcg}" --out "$r_dir" --timeout "$r_timeout"
 	[ "$r_mode" = - ] || set -- "$@" --mode "$r_mode"
 	[ "$r_swap" = - ] || set -- "$@" --swap "$r_swap"
-	( QUIET=1 "$TOPDIR/tools/run-guest" "$@" -- "$cmd" >/dev/null 2>"$out.err" &&
-		if [ -n "$key" ]; then echo "$key" >"$out/key"; fi ) &
-	runs_pids="$runs_pids $out=$!"
+	( QUIET=1 "$TOPDIR/tools/run-guest" "$@" -- "$r_command" >/dev/null 2>"$r_dir.err" &&
+		if [ -n "$r_key" ]; then echo "$r_key" >"$r_dir/key"; fi ) &
+	runs_pids="$runs_pids $r_dir=$!"
 }
 
 run_wait() { # run_wait PLAN NAME
-	out=$(run_dir "$1" "$2")
-	for p in $runs_pids; do
-		[ "${p%=*}" = "$out" ] && { wait "${p##*=}" || true; }
+	r_dir=$(run_dir "$1" "$2")
+	for r_pid in $runs_pids; do
+		[ "${r_pid%=*}" = "$r_dir" ] && { wait "${r_pid##*=}" || true; }
 	done
 	return 0
 }
@@ -130,10 +130,17 @@ run_log_clean() { # run_log_clean TAG OUTDIR
 	elif grep -F -f "$TOPDIR/mm-tests/splat-patterns" "$2/dmesg.log" |
 		grep -v 'thp-numa splat-check: planted' >"$2.splats"; then
 		result fail "$1 kernel log of the whole run is clean ($2/dmesg.log)"
-		head -n 5 "$2.splats" | while IFS= read -r l; do note dmesg "# dmesg: $l"; done
+		head -n 5 "$2.splats" | while IFS= read -r r_line; do note dmesg "# dmesg: $r_line"; done
 	else
 		result ok "$1 kernel log of the whole run is clean"
 	fi
+}
+
+# After the first failure of a run's command: how to rerun just that one.
+run_rerun_hint() {
+	[ -n "$r_current" ] && [ "$r_hinted" != "$r_nrun" ] || return 0
+	r_hinted=$r_nrun
+	note rerun "# rerun it alone: make test FLAVOUR=$r_flavour TOPO=$r_topo$([ "$r_mode" = - ] || echo " MODE=$r_mode") T=\"$r_current\""
 }
 
 # A run's checks: it booted, finished, every TAP line of its tests, a
@@ -141,51 +148,51 @@ run_log_clean() { # run_log_clean TAG OUTDIR
 # Returns 1 when it never booted (no output to read).
 run_report() { # run_report PLAN NAME
 	run_row "$1" "$2" || return 1
-	out=$(run_dir "$1" "$2")
-	tag="[$r_flavour ${2#"$r_flavour"-}]"
-	if [ -f "$out/reused" ]; then
+	r_dir=$(run_dir "$1" "$2")
+	r_tag="[$r_flavour ${2#"$r_flavour"-}]"
+	if [ -f "$r_dir/reused" ]; then
 		runs_reused=$((runs_reused + 1))
-		note reuse "# $tag reusing the run of $(date -r "$out/rc" '+%F %T') (key $(cat "$out/reused")): same kernel image, guest image, programs and commands"
+		note reuse "# $r_tag reusing the run of $(date -r "$r_dir/rc" '+%F %T') (key $(cat "$r_dir/reused")): same kernel image, guest image, programs and commands"
 	fi
-	if [ ! -f "$out/booted" ]; then
-		result fail "$tag guest boots to userspace (console: $out/console.log)"
-		sed 's/^/# /' "$out.err" 2>/dev/null | while IFS= read -r l; do note console "$l"; done
+	if [ ! -f "$r_dir/booted" ]; then
+		result fail "$r_tag guest boots to userspace (console: $r_dir/console.log)"
+		sed 's/^/# /' "$r_dir.err" 2>/dev/null | while IFS= read -r r_line; do note console "$r_line"; done
 		return 1
 	fi
-	result ok "$tag guest boots to userspace"
-	if [ -f "$out/rc" ]; then
-		result ok "$tag guest finished its commands"
+	result ok "$r_tag guest boots to userspace"
+	if [ -f "$r_dir/rc" ]; then
+		result ok "$r_tag guest finished its commands"
 	else
-		result fail "$tag guest finished its commands (console: $out/console.log)"
-		sed 's/^/# /' "$out.err" 2>/dev/null | while IFS= read -r l; do note console "$l"; done
+		result fail "$r_tag guest finished its commands (console: $r_dir/console.log)"
+		sed 's/^/# /' "$r_dir.err" 2>/dev/null | while IFS= read -r r_line; do note console "$r_line"; done
 	fi
-	log="(output: $out/output.log)"
-	nrun=0 nlog=0
-	guest_output "$out/output.log" run,took,logcheck,dmesg,exited,tap,bail,diag >"$out.records"
-	while IFS='	' read -r kind a b c; do
-		case $kind in
-		run) nrun=$((nrun + 1)); note run "# === $a" ;;
-		took) note took "# $a took ${b}s" ;;
-		logcheck) nlog=$((nlog + 1))
-			if [ "$a" = ok ]; then result ok "$tag $b: kernel log clean"
-			else result fail "$tag $b: kernel log clean $log"; fi ;;
-		dmesg) note dmesg "# dmesg: $a" ;;
-		exited) result fail "$tag $a exited $b $log" ;;
-		tap) case $a in
-			ok) result ok "$tag $b" ;;
-			skip) result ok "$tag $b" "# SKIP $c" ;;
-			*) result fail "$tag $b $log" ;;
+	r_log="(output: $r_dir/output.log)"
+	r_nrun=0 r_nlog=0 r_current='' r_hinted=''
+	guest_output "$r_dir/output.log" run,took,logcheck,dmesg,exited,tap,bail,diag >"$r_dir.records"
+	while IFS='	' read -r r_kind r_a r_b r_c; do
+		case $r_kind in
+		run) r_nrun=$((r_nrun + 1)) r_current=$r_a; note run "# === $r_a" ;;
+		took) note took "# $r_a took ${r_b}s" ;;
+		logcheck) r_nlog=$((r_nlog + 1))
+			if [ "$r_a" = ok ]; then result ok "$r_tag $r_b: kernel log clean"
+			else result fail "$r_tag $r_b: kernel log clean $r_log"; run_rerun_hint; fi ;;
+		dmesg) note dmesg "# dmesg: $r_a" ;;
+		exited) result fail "$r_tag $r_a exited $r_b $r_log"; run_rerun_hint ;;
+		tap) case $r_a in
+			ok) result ok "$r_tag $r_b" ;;
+			skip) result ok "$r_tag $r_b" "# SKIP $r_c" ;;
+			*) result fail "$r_tag $r_b $r_log"; run_rerun_hint ;;
 			esac ;;
-		bail) result fail "$tag $a $log" ;;
-		diag) note diag "$a" ;;
+		bail) result fail "$r_tag $r_a $r_log"; run_rerun_hint ;;
+		diag) note diag "$r_a" ;;
 		esac
-	done <"$out.records"
-	if [ "$nrun" -gt 0 ] && [ "$nrun" = "$nlog" ]; then
-		result ok "$tag the kernel log was read after each of the $nrun test commands"
+	done <"$r_dir.records"
+	if [ "$r_nrun" -gt 0 ] && [ "$r_nrun" = "$r_nlog" ]; then
+		result ok "$r_tag the kernel log was read after each of the $r_nrun test commands"
 	else
-		result fail "$tag the kernel log was read after each test command ($nlog reads for $nrun commands) $log"
+		result fail "$r_tag the kernel log was read after each test command ($r_nlog reads for $r_nrun commands) $r_log"
 	fi
-	run_log_clean "$tag" "$out"
+	run_log_clean "$r_tag" "$r_dir"
 }
 
 run_one() { # run_one PLAN NAME

@@ -13,16 +13,6 @@ TOOL=test-parser
 F=$TOPDIR/tools/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-tap() { # tap 0|1 description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-# is WHAT GOT WANT: one comparison as a TAP line
-is() {
-	[ "$2" = "$3" ]
-	tap $? "$1 (got '$2', want '$3')"
-}
 count() { # count FILE KIND [FIELD2]: records of that kind (and second field)
 	guest_output "$1" "$2" | awk -F'\t' -v b="${3:-}" 'b == "" || $2 == b' | wc -l | tr -d ' '
 }
@@ -93,7 +83,7 @@ grep -q 'One 64 MiB MADV_HUGEPAGE region per mode, .*; 2 repetitions' "$tmp/repo
 tap $? "report.sh: region size and repetitions from faultcost-setup"
 grep -q 'over the whole run: 96; .* add up to 64, plus 32 in the unrecorded warm-up runs' "$tmp/report"
 tap $? "report.sh: tracepoint sums from perf stat, the vmstat and the warm-up records"
-[ "$failed" = 0 ] || sed 's/^/# report.sh: /' "$tmp/report.err"
+[ "$tap_failed" = 0 ] || sed 's/^/# report.sh: /' "$tmp/report.err"
 
 # ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
 mkdir "$tmp/bin"
@@ -127,5 +117,4 @@ for log in "$F"/*.output.log; do
 		"$(grep -vc '^# selftest [^ ]* took ' "$log")"
 done
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done

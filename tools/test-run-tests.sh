@@ -12,11 +12,6 @@ TOOL=test-run-tests
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-tap() { # tap 0|1 description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 
 mkdir "$tmp/bin"
 cat >"$tmp/bin/dmesg" <<'EOF'
@@ -69,5 +64,4 @@ tap $? "a command that exits non-zero says so, and run-tests.sh exits 1"
 [ "$(grep -c 'thp-numa run-tests: .* starts$' "$tmp/kmsg")" = 2 ]
 tap $? "a marker is written to the kernel log before each command"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_done
