@@ -11,7 +11,7 @@
 # the first "install" fails, so the update-and-retry path runs) and id
 # (uid 0, so the root-only path runs for any user).  STOP_AFTER_PACKAGES=1
 # makes ensure_packages (tools/lib.sh) exit 0 once the packages are in, so
-# no kernel, image or guest is built.
+# no kernel, image or guest is built (and a timeout stops one that would be).
 set -u
 TOOL=test-packages
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +50,7 @@ first_step() {
 	rc=0
 	PATH=$tmp/bin:$PATH CACHE=$cache STOP_AFTER_PACKAGES=1 FAKE_APT_CALLS=$calls \
 		FAKE_APT_FAIL_FIRST=$2 MIRROR=http://deb.invalid/debian \
-		make -s -C "$TOPDIR" "$3" >"$tmp/$1.out" 2>"$err" </dev/null || rc=$?
+		timeout 120 make -s -C "$TOPDIR" "$3" >"$tmp/$1.out" 2>"$err" </dev/null || rc=$?
 }
 
 # check NAME TARGET PACKAGE: the step exited 0, asked apt-get for PACKAGE,
