@@ -121,7 +121,7 @@ BEGIN { name = "-"; prog = ""; ksuite = 0 }
 # KUnit in a kernel log
 suite != "" {
 	l = $0
-	sub(/^\[[ 0-9.]*\] /, "", l)
+	sub(/^\[[^]]*\] /, "", l)
 	if (l ~ ("# Subtest: " suite "$")) {
 		ksuite = 1
 		emit("kunit-suite", suite)
