@@ -110,6 +110,23 @@ is "kunit: a suite that did not run fails" "$out|$rc" "not ok - kunit no_such_su
 kunit "$F/kunit.dmesg" no_such_suite --optional
 is "kunit: --optional skips it" "$out|$rc" "ok - kunit no_such_suite # SKIP not built into this kernel|0"
 
+# ---- recorded runs (make check on 2026-12-04, cut from $CACHE/runs) --------
+r=$F/recorded-check-patched-epyc4.output.log
+is "recorded epyc4 run: its 10 commands" "$(count "$r" run)|$(count "$r" logcheck ok)" "10|10"
+is "recorded epyc4 run: every ok/not ok line is a tap or logcheck record" \
+	"$(($(count "$r" tap) + $(count "$r" logcheck)))" "$(grep -c '^\(not \)\{0,1\}ok ' "$r")"
+is "recorded epyc4 run: no failed TAP line, one skip" "$(count "$r" tap fail)|$(count "$r" tap skip)" "0|1"
+is "recorded epyc4 run: the skip's reason" "$(guest_output "$r" tap | awk -F'\t' '$2 == "skip" { print $4 }')" \
+	"6.12 ties THP placement to the defrag setting"
+is "recorded epyc4 run: placement records, legacy among them" \
+	"$(count "$r" placement)|$(guest_output "$r" placement | awk -F'\t' '$3 == "legacy"' | wc -l | tr -d ' ')" "69|23"
+r2=$F/recorded-check-patched-2node.output.log
+is "recorded 2node run: --allow is no command" "$(guest_output "$r2" run | cut -f2 | tr '\n' ',')" \
+	"kunit-results.sh mm_multi_order,splat-check.sh,topology.sh 1,1 1024,1024 10,20/20,10,thp_local,thp_knob,"
+kunit "$F/recorded-kunit.dmesg" mm_multi_order
+is "recorded KUnit log: the same five results as that run's kunit-results.sh printed" \
+	"$(echo "$out" | grep '^ok - kunit ' | md5sum)" "$(grep '^ok - kunit ' "$r2" | md5sum)"
+
 # ---- every fixture parses, and no line of a run is lost --------------------
 for log in "$F"/*.output.log; do
 	is "$(basename "$log"): one record per line, text included" \
