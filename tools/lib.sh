@@ -10,7 +10,7 @@ die() { printf '[%s] ERROR: %s\n' "${TOOL:-thp-numa}" "$*" >&2; exit 1; }
 
 # Debian packages: building kernels, and everything make check/bench need.
 KERNEL_PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio ccache zstd xz-utils git"
-ALL_PKGS="$KERNEL_PKGS qemu-system-x86 debootstrap e2fsprogs libcap-dev"
+ALL_PKGS="$KERNEL_PKGS qemu-system-x86 debootstrap e2fsprogs libcap-dev libnuma-dev"
 
 # The linux-source package version we build against, e.g. 6.12.118-1~deb12u1.
 pkg_version() {
