@@ -123,6 +123,13 @@ is "recorded epyc4 run: placement records, legacy among them" \
 r2=$F/recorded-check-patched-2node.output.log
 is "recorded 2node run: --allow is no command" "$(guest_output "$r2" run | cut -f2 | tr '\n' ',')" \
 	"kunit-results.sh mm_multi_order,splat-check.sh,topology.sh 1,1 1024,1024 10,20/20,10,thp_local,thp_knob,"
+r3=$F/recorded-check-baseline-selftests.output.log
+is "recorded selftests/mm: keys by result (17 as the old reader, plus the missing program)" \
+	"$(guest_output "$r3" selftest | cut -f4 | sort | uniq -c | tr -s ' ' | tr '\n' ',')" " 1 fail, 6 pass, 11 skip,"
+is "recorded selftests/mm: program statuses" \
+	"$(guest_output "$r3" selftest | awk -F'\t' '$3 ~ /^\(/ { printf("%s=%s ", $2, $4) }')" \
+	"khugepaged=skip migration=fail split_huge_page_test=pass compaction_test=pass soft-dirty=skip "
+is "recorded selftests/mm: one run-tests.sh command around them" "$(count "$r3" run)|$(count "$r3" logcheck ok)|$(count "$r3" tap)" "1|1|0"
 kunit "$F/recorded-kunit.dmesg" mm_multi_order
 is "recorded KUnit log: the same five results as that run's kunit-results.sh printed" \
 	"$(echo "$out" | grep '^ok - kunit ' | md5sum)" "$(grep '^ok - kunit ' "$r2" | md5sum)"
