@@ -103,7 +103,7 @@ run_start() { # run_start PLAN NAME
 			return 0
 		fi
 	fi
-	rm -rf "$r_dir" "$r_dir.err" "$r_dir.records" "$r_dir.splats"
+	rm -rf "$r_dir" "$r_dir.err"
 	mkdir -p "$CACHE/runs"
 	say "guest: $1 $2 ($r_flavour on $r_topo, $r_start; $(($(date +%s) - runs_t0))s so far)"
 	set -- --kernel "$r_flavour" --topo "$r_topo" --accel "${ACCEL:-tcg}" --out "$r_dir" --timeout "$r_timeout"
@@ -128,9 +128,9 @@ run_log_clean() { # run_log_clean TAG OUTDIR
 	if [ ! -f "$2/dmesg.log" ]; then
 		result fail "$1 kernel log of the whole run is clean (no $2/dmesg.log)"
 	elif grep -F -f "$TOPDIR/mm-tests/splat-patterns" "$2/dmesg.log" |
-		grep -v 'thp-numa splat-check: planted' >"$2.splats"; then
+		grep -v 'thp-numa splat-check: planted' >"$2/splats"; then
 		result fail "$1 kernel log of the whole run is clean ($2/dmesg.log)"
-		head -n 5 "$2.splats" | while IFS= read -r r_line; do note dmesg "# dmesg: $r_line"; done
+		head -n 5 "$2/splats" | while IFS= read -r r_line; do note dmesg "# dmesg: $r_line"; done
 	else
 		result ok "$1 kernel log of the whole run is clean"
 	fi
@@ -168,7 +168,7 @@ run_report() { # run_report PLAN NAME
 	fi
 	r_log="(output: $r_dir/output.log)"
 	r_nrun=0 r_nlog=0 r_current='' r_hinted=''
-	guest_output "$r_dir/output.log" run,took,logcheck,dmesg,exited,tap,bail,diag >"$r_dir.records"
+	guest_output "$r_dir/output.log" run,took,logcheck,dmesg,exited,tap,bail,diag >"$r_dir/records"
 	while IFS='	' read -r r_kind r_a r_b r_c; do
 		case $r_kind in
 		run) r_nrun=$((r_nrun + 1)) r_current=$r_a; note run "# === $r_a" ;;
@@ -186,7 +186,7 @@ run_report() { # run_report PLAN NAME
 		bail) result fail "$r_tag $r_a $r_log"; run_rerun_hint ;;
 		diag) note diag "$r_a" ;;
 		esac
-	done <"$r_dir.records"
+	done <"$r_dir/records"
 	if [ "$r_nrun" -gt 0 ] && [ "$r_nrun" = "$r_nlog" ]; then
 		result ok "$r_tag the kernel log was read after each of the $r_nrun test commands"
 	else
