@@ -50,6 +50,11 @@
 #   # faultcost-vmstat|STATE|MODE|COUNTER=DELTA|...|mm_page_alloc_multi_order=N
 # thp_usemem:
 #   # usemem|MODE|MiB|SECONDS|PSWPOUT|PSWPIN|THP%
+# thp_aged, one line per row, mode and defrag setting (HIST as above,
+# COUNTERS "stall=N success=N pgscan_direct=N ... kcompactd9=N"):
+#   # aged ROW|MODE|DEFRAG|MADVISE|LOCAL_THP%|HIST|COUNTERS
+#     -> aged  ROW  MODE  DEFRAG  MADVISE  LOCAL_THP%  HIST  COUNTERS
+# (aged-trace.sh's "# aged-trace MODE: ..." summaries are text.)
 #
 # selftests-mm.sh, one section per program of the tree's selftests/mm:
 #   # selftest PROG starts            selftest-start  PROG
@@ -201,15 +206,16 @@ prog != "" && /^(not )?ok [0-9]+ / {
 prog != "" { emit("text", t(name, $0)); next }
 
 # machine-readable lines of the test programs
-/^# placement / {
-	l = substr($0, 13)
+# five fields, a histogram with "|" in it, one last field
+function five_hist_last(kind, l,    n, f, hist, i) {
 	n = split(l, f, "|")
 	hist = f[6]
 	for (i = 7; i < n; i++)
 		hist = hist "|" f[i]
-	emit("placement", f[1] "\t" f[2] "\t" f[3] "\t" f[4] "\t" f[5] "\t" hist "\t" f[n])
-	next
+	emit(kind, f[1] "\t" f[2] "\t" f[3] "\t" f[4] "\t" f[5] "\t" hist "\t" f[n])
 }
+/^# placement / { five_hist_last("placement", substr($0, 13)); next }
+/^# aged [^|]*\|/ { five_hist_last("aged", substr($0, 8)); next }
 /^# (faultcost|faultcost-[a-z]+|usemem)\|/ {
 	l = substr($0, 3)
 	kind = l

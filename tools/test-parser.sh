@@ -42,6 +42,15 @@ is "check run: a placement's fields, its histogram kept whole" \
 is "check run: only= keeps one kind" "$(guest_output "$c" placement | cut -f1 | sort -u)" placement
 is "check run: no text records unless asked" "$(count "$c" "")" "$(guest_output "$c" | grep -vc '^text')"
 
+# ---- thp_aged ---------------------------------------------------------------
+a=$F/check-aged.output.log
+is "aged: one record per row and mode" "$(count "$a" aged)" 2
+is "aged: fields, the histogram kept whole" \
+	"$(guest_output "$a" aged | sed -n 2p | awk -F'\t' '{ print NF "|" $3 "|" $6 "|" $7 "|" $8 }')" \
+	"8|node-first|88|D0 THP 88% | D0 4k 12% | D1 THP 0% | D1 4k 0%|stall=5 success=4 pgscan_direct=0 thp_fault_alloc=7 thp_fault_fallback=1 kswapd9=1 kcompactd9=2"
+is "aged: aged-trace.sh's summaries are text of its command" \
+	"$(guest_output "$a" text | awk -F'\t' '$2 == "aged-trace.sh"' | wc -l | tr -d ' ')" 1
+
 # ---- selftests/mm: keys, exit statuses, missing programs -------------------
 s=$F/check-baseline-selftests.output.log
 guest_output "$s" selftest | cut -f2- | tr '\t' '|' >"$tmp/keys"
@@ -137,7 +146,7 @@ is "recorded KUnit log: the same five results as that run's kunit-results.sh pri
 # ---- every fixture parses, and no line of a run is lost --------------------
 for log in "$F"/*.output.log; do
 	is "$(basename "$log"): one record per line, text included" \
-		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,selftest,selftest-start | wc -l | tr -d ' ')" \
+		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start | wc -l | tr -d ' ')" \
 		"$(grep -vc '^# selftest [^ ]* took ' "$log")"
 done
 
