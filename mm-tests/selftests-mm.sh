@@ -3,9 +3,11 @@
 # that exercise THP, khugepaged, migration, compaction, COW, mempolicy and
 # splitting (staged under /mnt/thp/selftests/mm), each with a time limit.
 # uffd-unit-tests is left out: it needs more than 5 minutes under TCG.
-# Output: each program's TAP after a "# === name" line, then
+# Output: each program's TAP after a "# selftest name starts" line, then
 # "# selftest name took Ns" and "# selftest name exit N" (4 = skipped,
-# 124 = timed out).
+# 124 = timed out); tools/guest-output.awk reads them.  (Not "# === ":
+# run-tests.sh marks its own commands that way, and this script runs
+# under it.)
 # The programs run with address space randomisation off (setarch -R), so
 # that both kernels see the same layout: mremap_test checks that its
 # destination is free but not the 40 MiB "preamble" below it, and with a
@@ -26,7 +28,7 @@ for t in $tests; do
 		echo "# selftest $t missing"
 		continue
 	fi
-	echo "# === $t"
+	echo "# selftest $t starts"
 	# split_huge_page_test's page cache cases write each 4 MiB test file
 	# one byte per write(): 110-240 s under TCG, so it gets 2.5 limits.
 	l=$limit

@@ -16,8 +16,14 @@
  * kmem:mm_page_alloc_multi_order events (perf_event_open on the
  * tracepoint, as perf stat does) are printed beside them.
  *
- * Machine-readable lines start with "# faultcost", "# faultcost-ratio"
- * and "# faultcost-vmstat".
+ * Machine-readable lines, "|"-separated, one set per node0 state (their
+ * fields are listed where they are printed; tools/guest-output.awk reads
+ * them and documents them again for the host):
+ *   # faultcost-setup|STATE|MiB|repetitions       before the runs
+ *   # faultcost-warmup|STATE|MODE|tracepoint hits the unrecorded warm-up
+ *   # faultcost|STATE|MODE|REP|...                one per repetition
+ *   # faultcost-ratio|STATE|MODE|...              the summary against legacy
+ *   # faultcost-vmstat|STATE|MODE|name=delta|...  counters over the repetitions
  */
 #include "placement.h"
 #include <linux/perf_event.h>
@@ -234,6 +240,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		node_state_set(0, FREE);
 		return -1;
 	}
+	printf("# faultcost-setup|%s|%zu|%d\n", nstate_name[st], len >> 20, reps);
 	/* One unrecorded repetition: the first faults of a boot pay for cold caches. */
 	memset(deltas, 0, sizeof(deltas));
 	if (one_rep(len, mode_v, nmodes, 0, tp_fd, warm, deltas)) {

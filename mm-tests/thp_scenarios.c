@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scenario matrix of design.md section 4: put the nodes nearest to the
- * faulting CPU into FREE/FRAG/FULL states, fault a region, and check page
- * by page that most of it landed where the numa_fallback mode says.
+ * The placement scenarios (node states in docs/testbed.md, the epyc4
+ * table in docs/results.md): put the nodes nearest to the faulting CPU
+ * into FREE/FRAG/FULL states, fault a region, and check page by page that
+ * most of it landed where the numa_fallback mode says.
  *
  *   thp_scenarios [-m node-first,guest,legacy] [-c cpu_node] [-s MiB]
  *                 [-n] (no MADV_HUGEPAGE: enabled=always) [-r rows]

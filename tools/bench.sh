@@ -13,6 +13,12 @@
 #   5. the report: results/<date>/report.md, CSV files and plots
 #
 # --quick cuts the repetitions and scenario sets for a smoke run.
+#
+# The guest runs are the "bench" rows of tools/runs.conf ("bench-quick"
+# with --quick), started and reported by tools/runs.sh like make check's:
+# each command runs under run-tests.sh, so a kernel WARNING, a failed
+# placement or a run that did not finish fails the bench (after the
+# report is written), with the log that shows it.
 set -eu
 TOOL=bench
 . "$(dirname "$0")/lib.sh"
@@ -31,8 +37,28 @@ while [ $# -gt 0 ]; do
 	esac
 done
 ensure_packages $ALL_PKGS gnuplot-nox
+. "$TOPDIR/tools/runs.sh"
 start=$(date +%s)
-failed=
+plan=bench
+[ "$quick" = 1 ] && plan=bench-quick
+runs_topo=$topo
+failed=0
+# Reports of the runs (tools/runs.sh): a failed check is named with its
+# log; the bench goes on and fails at the end.
+result() {
+	[ "$1" = ok ] && return
+	failed=$((failed + 1))
+	say "not ok: $2"
+}
+note() {
+	case $1 in dmesg | diag | console | rerun) say "$2" ;; esac
+}
+bench_run() { # bench_run NAME: one run of the plan, its directory in $run
+	run=$(run_dir "$plan" "$1")
+	t=$(date +%s)
+	run_one "$plan" "$1" || true
+	say "$1: done in $(($(date +%s) - t)) s; output $run/output.log"
+}
 
 say "step 1/6: kernels (patched, baseline)"
 "$TOPDIR/tools/kernel.sh" patched
@@ -45,97 +71,49 @@ mkdir -p "$out"
 echo "make bench${TOPO:+ TOPO=$TOPO}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 
-# guest NAME FLAVOUR COMMAND...: one boot; the run dir is $CACHE/runs/bench-NAME
-guest() {
-	name=$1 flavour=$2
-	shift 2
-	run=$CACHE/runs/bench-$name
-	rm -rf "$run"
-	t=$(date +%s)
-	if QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$flavour" --topo "$topo" --out "$run" -- "$@"; then
-		say "$name: done in $(($(date +%s) - t)) s"
-	else
-		say "$name: FAILED after $(($(date +%s) - t)) s; output $run/output.log, console $run/console.log"
-		failed="$failed $name"
-	fi
-}
-
-tracefs='mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing'
-if [ "$quick" = 1 ]; then
-	lat='numa-lat -c 0 -n 1 -s 16 -x -o /mnt/out/numa-lat'
-	sets='-r epyc4'
-	fc='thp_faultcost -r 3 -s 64'
-else
-	lat='numa-lat -t 64 -x -o /mnt/out/numa-lat'
-	sets='-r epyc4|-r epyc4 -n|-r deep|-r epyc4 -c 2'
-	fc='thp_faultcost'
-fi
-
 say "step 3/6: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
-# 64k mTHP as a third size: enabled in the guest only, as "inherit".
-guest numa-lat patched 'numactl -H' \
-	'echo inherit >/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled' \
-	"NUMA_LAT_PROGRESS=1 $lat"
-r=$CACHE/runs/bench-numa-lat
-sed -n '/^available:/,/^# numa-lat/p' "$r/output.log" 2>/dev/null | grep -v '^#* *numa-lat' >"$out/topology.txt" || true
+bench_run numa-lat
+guest_output "$run/output.log" text | awk -F'\t' '$2 == "numactl" { print $3 }' >"$out/topology.txt"
 for e in md csv json cost; do
-	[ -f "$r/numa-lat.$e" ] && cp "$r/numa-lat.$e" "$out/"
+	[ -f "$run/numa-lat.$e" ] && cp "$run/numa-lat.$e" "$out/"
 done
 
-scen_cmds() { # thp_scenarios command lines for each set, modes $1
-	echo "$sets" | tr '|' '\n' | while read -r s; do
-		echo "thp_scenarios -m $1 $s"
-	done
-}
-say "step 4/6: placement, patched kernel, modes node-first, guest, legacy ($(echo "$sets" | tr '|' '\n' | wc -l) scenario sets)"
-# shellcheck disable=SC2046
-IFS='
-'
-set -- 'insmod /mnt/thp/mod/patched/nodestate.ko' $(scen_cmds node-first,guest,legacy)
-unset IFS
-guest placement-patched patched "$@"
+say "step 4/6: placement, patched kernel, modes node-first, guest, legacy"
+bench_run placement-patched
 say "step 5/6: placement, baseline (unpatched 6.12) kernel"
-IFS='
-'
-set -- 'insmod /mnt/thp/mod/baseline/nodestate.ko' $(scen_cmds legacy)
-unset IFS
-guest placement-baseline baseline "$@"
+bench_run placement-baseline
 {
 	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes"
-	for k in patched baseline; do
-		sed -n 's/^# placement //p' "$CACHE/runs/bench-placement-$k/output.log" 2>/dev/null |
-			awk -F'|' -v k="$k" '{
-				# rows|mode|cpu|madvise|states|hist (itself "a | b | ...")|classes
-				h = $6
-				for (i = 7; i < NF; i++)
-					h = h "|" $i
-				st = $5; cl = $NF
-				gsub(",", "/", st); gsub(",", "/", cl)
-				printf("%s,%s,%s,%s,%s,%s,%s,%s\n", k, $1, $2, $3, $4, st, h, cl)
+	for kernel in patched baseline; do
+		guest_output "$(run_dir "$plan" "placement-$kernel")/output.log" placement |
+			awk -F'\t' -v k="$kernel" '{
+				states = $6; classes = $8
+				gsub(",", "/", states); gsub(",", "/", classes)
+				printf("%s,%s,%s,%s,%s,%s,%s,%s\n", k, $2, $3, $4, $5, states, $7, classes)
 			}'
 	done
 } >"$out/placement.csv"
 {
-	for k in patched baseline; do
-		f=$CACHE/runs/bench-placement-$k/output.log
-		ok=$(grep -c '^ok ' "$f" 2>/dev/null || true)
-		nok=$(grep -c '^not ok ' "$f" 2>/dev/null || true)
-		echo "- $k kernel: $ok placements as the design's order predicts, $nok not."
-		grep '^not ok ' "$f" 2>/dev/null | sed 's/^/  - /' || true
+	for kernel in patched baseline; do
+		guest_output "$(run_dir "$plan" "placement-$kernel")/output.log" tap | awk -F'\t' -v k="$kernel" '
+			$2 == "fail" { off[++n] = $3 }
+			$2 != "fail" { ok++ }
+			END {
+				printf("- %s kernel: %d placements as the design'"'"'s order predicts, %d not.\n", k, ok, n)
+				for (i = 1; i <= n; i++)
+					print "  - not ok " off[i]
+			}'
 	done
 } >"$out/placement-tap.txt"
-grep -q ', [1-9][0-9]* not\.$' "$out/placement-tap.txt" && failed="$failed placement(rows-off-the-design's-order)"
 
 say "step 6/6: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
-guest faultcost patched "$tracefs" 'insmod /mnt/thp/mod/patched/nodestate.ko' \
-	"perf stat -x, -o /mnt/out/perf-faultcost.txt -e kmem:mm_page_alloc_multi_order -- $fc"
-r=$CACHE/runs/bench-faultcost
-cp "$r/output.log" "$out/faultcost.log" 2>/dev/null || true
-cp "$r/perf-faultcost.txt" "$out/" 2>/dev/null || true
+bench_run faultcost
+cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
+cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
 
 say "report: projections, tables and plots"
 # shellcheck disable=SC2086
 "$TOPDIR/tools/report.sh" "$out" $costs
 ln -sfn "$(basename "$out")" "$TOPDIR/results/latest" 2>/dev/null || true
 say "results in $out (report.md, *.csv, plots/); took $(($(date +%s) - start)) s"
-[ -z "$failed" ] || die "these bench steps failed:$failed (their logs are named above)"
+[ "$failed" = 0 ] || die "$failed checks of the bench runs failed (named above with their logs)"

@@ -2,33 +2,51 @@
 # make check: the whole suite, host and guest, as one TAP stream ending in
 # "N passed, N failed".
 #
-#   tools/check.sh [--topos "2node epyc4 chain4 cxl"] [--quick]
+#   tools/check.sh [--topos "2node epyc4 chain4 cxl"]
 #
-# 1. kernels (patched, baseline, debug), the rootfs, the test programs and
-#    the node-state module are built or taken from the cache.
-#    The runner's boot handling is tested with a stand-in for QEMU.
-# 2. series: every patch applies (git am and patch -p1) and is
-#    checkpatch --strict clean (no ERROR or WARNING).
-# 3. each topology boots on baseline and patched: the guest checks its
-#    nodes, CPUs and SLIT, and that an idle MADV_HUGEPAGE fault is a local
-#    THP; on epyc4 the patched kernel also runs its KUnit suite, the knob
-#    tests and the scenario matrix in every mode, and the baseline kernel
-#    the same matrix, which legacy must match; policy tests, the usemem
-#    swap-storm run, and the tree's selftests/mm on both kernels (any test
-#    passing on baseline and not on patched fails); the debug kernel runs
-#    the functional tests and a stress-ng run with no kernel splat allowed.
-#    The unpatched kernel's runs, the debug run and the selftests/mm runs
-#    are reused while their inputs are unchanged (run_key below); the
-#    patched kernel's runs happen every time.  FRESH=1 reruns everything.
+# The guest runs are the "check" rows of tools/runs.conf; tools/runs.sh
+# starts, reuses, waits for and reports each one.  The steps, in the
+# order they run:
+#
+# 1. builds: kernels (patched, baseline, debug), the rootfs, the test
+#    programs and the node-state module, the tree's selftests/mm; each is
+#    built or taken from the cache.
+# 2. host tests, with stand-ins: run-guest's boot handling (QEMU), the
+#    first step of make bench, kernel and rootfs on an empty cache
+#    (apt-get), run-tests.sh's kernel-log window (dmesg), the parser of
+#    guest output against recorded output.log files, and the run plan
+#    with its helper (run-guest).
+# 3. the background runs start (start=bg: the debug kernel's functional
+#    tests and stress-ng run, the longest, beside steps 4 and 5).
+# 4. series: every patch applies (git am and patch -p1) and is
+#    checkpatch --strict clean.
+# 5. the foreground runs, one at a time (start=fg): each topology on the
+#    baseline and patched kernels (topology, local THP, KUnit and knob
+#    tests on patched, the scenario matrix in every mode, policies), and
+#    the usemem swap-storm run on both.
+# 6. the background runs' reports.
+# 7. the runs that need the machine to themselves (start=alone): the
+#    tree's selftests/mm on both kernels; any test that passes on
+#    baseline and not on patched fails.
+# 8. legacy mode equals the unpatched kernel, row by row, on every
+#    topology with scenario rows.
+#
+# Every run is checked the same way: it boots, finishes, each TAP line of
+# its tests is a result, the kernel log was read after each command, and
+# its whole kernel log is clean.  Runs marked reuse=yes are checked again
+# from their recording while their inputs are unchanged (run_key in
+# tools/runs.sh); FRESH=1 reruns everything, SELFTESTS=0 leaves out
+# selftests/mm, and --topos without epyc4 leaves out the runs on epyc4.
 set -u
 TOOL=check
 . "$(dirname "$0")/lib.sh"
+. "$TOPDIR/tools/runs.sh"
 
 topos="2node epyc4 chain4 cxl"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--topos) topos=$2; shift 2 ;;
-	*) die "unknown option $1" ;;
+	*) die "unknown option $1 (see the head of tools/check.sh)" ;;
 	esac
 done
 
@@ -44,12 +62,21 @@ result() { # result ok|fail "description" ["# SKIP why"]
 	fi
 	case ${3:-} in *SKIP*) skip=$((skip + 1)) ;; esac
 }
+note() { echo "$2"; }
 finish() {
 	echo "1..$n"
 	echo "# $skip of the passes were skips"
 	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 	exit $?
+}
+elapsed() { echo "$(($(date +%s) - start))s so far"; }
+# the plan's runs that start so, on the chosen topologies
+check_runs() { # check_runs START
+	for r in $(run_names check "$1" "$topos"); do
+		case $r in *selftests) [ "${SELFTESTS:-1}" = 1 ] || continue ;; esac
+		echo "$r"
+	done
 }
 
 echo "TAP version 13"
@@ -59,11 +86,11 @@ mkdir -p "$CACHE/runs" "$CACHE/logs"
 ensure_packages $ALL_PKGS
 
 # ---- 1. builds --------------------------------------------------------------
-for f in patched baseline debug; do
-	if "$TOPDIR/tools/kernel.sh" "$f"; then
-		result ok "build: $f kernel"
+for flavour in patched baseline debug; do
+	if "$TOPDIR/tools/kernel.sh" "$flavour"; then
+		result ok "build: $flavour kernel"
 	else
-		result fail "build: $f kernel (log: $CACHE/logs/kernel-$f.log)"
+		result fail "build: $flavour kernel (log: $CACHE/logs/kernel-$flavour.log)"
 		finish
 	fi
 done
@@ -87,161 +114,42 @@ if [ "${SELFTESTS:-1}" = 1 ]; then
 	fi
 fi
 
-# The runner's boot handling (the int3 retry, failed boots), with a
-# stand-in for QEMU: the real race is too rare to wait for.
-"$TOPDIR/tools/test-run-guest.sh" >"$CACHE/logs/test-run-guest.log" 2>&1
-while IFS= read -r l; do
-	case $l in
-	"ok "*) result ok "run-guest: $(echo "$l" | sed -E 's/^ok [0-9]+ - //')" ;;
-	"not ok "*) result fail "run-guest: $(echo "$l" | sed -E 's/^not ok [0-9]+ - //') (log: $CACHE/logs/test-run-guest.log)" ;;
-	esac
-done <"$CACHE/logs/test-run-guest.log"
-grep -q '^1\.\.[1-9]' "$CACHE/logs/test-run-guest.log" ||
-	result fail "run-guest: tools/test-run-guest.sh ran to its end (log: $CACHE/logs/test-run-guest.log)"
-
-# ---- 3. guest runs -----------------------------------------------------------
-# A run started with REUSE=1 (the unpatched kernel's reference runs, the
-# debug run and the long selftests/mm runs) is not repeated while everything it depends
-# on is unchanged: its kernel image, the guest image, the staged programs
-# and module, the runner, the topology and the command list.  Its recorded
-# output goes through the same checks as a fresh run's.  Only runs that
-# finished with status 0 are kept; FRESH=1 reruns everything.
-reused=0
-run_key() { # run_key FLAVOUR TOPO CMD...
-	k_fl=$1 k_tp=$2
-	shift 2
-	{ sha256sum "$("$TOPDIR/tools/kernel.sh" --builddir "$k_fl")/arch/x86/boot/bzImage" \
-		"$TOPDIR/tools/run-guest" "$TOPDIR/tools/guest-init.sh" | cut -c1-64
-	  "$TOPDIR/rootfs/build.sh" --path
-	  awk -v t="$k_tp" '$1 == t' "$TOPDIR/tools/topologies.conf"
-	  echo "swap=${SWAP:-} timeout=${GUEST_TIMEOUT:-1200}"
-	  printf '%s\n' "$@"
-	  # the staged files the run can use
-	  case "$*" in
-	  *selftests-mm*) find "$CACHE/stage/selftests" "$CACHE/stage/bin/selftests-mm.sh" -type f ;;
-	  *) find "$CACHE/stage/bin" "$CACHE/stage/mod/$k_fl" -type f ;;
-	  esac | sort | xargs sha256sum
-	  "${QEMU:-qemu-system-x86_64}" --version | head -n 1
-	} | sha256sum | cut -c1-16
-}
-
-rt() { # rt TEST...: one guest command line, run-tests.sh with each TEST as one argument
-	printf 'run-tests.sh'
-	for a in "$@"; do
-		printf " '%s'" "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"
-	done
-}
-
-# The whole kernel log of a run, boot included, against the patterns
-# run-tests.sh applies after each test.
-log_clean() { # log_clean TAG OUTDIR
-	if [ ! -f "$2/dmesg.log" ]; then
-		result fail "$1 kernel log of the whole run is clean (no dmesg.log)"
-	elif grep -F -f "$TOPDIR/mm-tests/splat-patterns" "$2/dmesg.log" |
-		grep -v 'thp-numa splat-check: planted' >"$2/splats"; then
-		result fail "$1 kernel log of the whole run is clean ($2/dmesg.log)"
-		head -n 5 "$2/splats" | sed 's/^/# dmesg: /'
-	else
-		result ok "$1 kernel log of the whole run is clean"
-	fi
-}
-
-guest_start() { # guest_start FLAVOUR TOPO CMD...: boot in the background ($bg_pid)
-	fl=$1 tp=$2
-	shift 2
-	out=$CACHE/runs/check-$fl-${RUNTAG:-$tp}
-	bg_pid= key=
-	if [ "${REUSE:-0}" = 1 ] && [ "${FRESH:-0}" != 1 ]; then
-		key=$(run_key "$fl" "$tp" "$@")
-		if [ "$(cat "$out/key" 2>/dev/null)" = "$key" ] && [ "$(cat "$out/rc" 2>/dev/null)" = 0 ]; then
-			echo "$key" >"$out/reused"
-			return
-		fi
-	fi
-	rm -rf "$out"
-	( QUIET=1 "$TOPDIR/tools/run-guest" --kernel "$fl" --topo "$tp" --out "$out" \
-		--timeout "${GUEST_TIMEOUT:-1200}" ${SWAP:+--swap $SWAP} -- "$@" >/dev/null 2>"$out.err" &&
-		if [ -n "$key" ]; then echo "$key" >"$out/key"; fi ) &
-	bg_pid=$!
-}
-
-guest() { # guest FLAVOUR TOPO CMD...: boot, wait, report
-	guest_start "$@"
-	[ -z "$bg_pid" ] || wait "$bg_pid" || true
-	guest_report "$1" "${RUNTAG:-$2}"
-}
-
-# How a run went, fresh or reused: whether the guest reached userspace and
-# finished its commands.  Returns 1 when it never booted (no output to read).
-run_status() { # run_status TAG OUTDIR
-	if [ -f "$2/reused" ]; then
-		reused=$((reused + 1))
-		echo "# $1 reusing the run of $(date -r "$2/rc" '+%F %T') (key $(cat "$2/reused")): same kernel image, guest image, programs and commands"
-	fi
-	if [ ! -f "$2/booted" ]; then
-		result fail "$1 guest boots to userspace (console: $2/console.log)"
-		sed 's/^/# /' "$2.err"
-		return 1
-	fi
-	result ok "$1 guest boots to userspace"
-	if [ -f "$2/rc" ]; then
-		result ok "$1 guest finished its commands"
-	else
-		result fail "$1 guest finished its commands (console: $2/console.log)"
-		sed 's/^/# /' "$2.err"
-	fi
-}
-
-guest_report() { # guest_report FLAVOUR RUNTAG: TAP of a finished run
-	fl=$1
-	out=$CACHE/runs/check-$fl-$2
-	tag="[$fl $2]"
-	run_status "$tag" "$out" || return
+# ---- 2. host tests ------------------------------------------------------------
+# Each is a TAP script with stand-ins for what it would otherwise need; its
+# lines become results under a prefix.
+host_test() { # host_test PREFIX SCRIPT
+	log=$CACHE/logs/$(basename "$2" .sh).log
+	"$TOPDIR/tools/$2" >"$log" 2>&1
 	while IFS= read -r l; do
 		case $l in
-		"ok "*) d=$(echo "$l" | sed -E 's/^ok [0-9]* ?-? ?//')
-			case $d in *"# SKIP"*) result ok "$tag ${d%%# SKIP*}" "# SKIP${d#*# SKIP}" ;;
-			*) result ok "$tag $d" ;; esac ;;
-		"not ok "*) result fail "$tag $(echo "$l" | sed -E 's/^not ok [0-9]* ?-? ?//')" ;;
-		"Bail out!"*) result fail "$tag $l" ;;
-		"# ==="* | "#"*"got:"* | "#"*"expected:"* | "# dmesg"* | "# Totals"* | *"exited"* | "# "*" took "*) echo "$l" ;;
+		"ok "*) result ok "$1: $(echo "$l" | sed -E 's/^ok [0-9]+ - //')" ;;
+		"not ok "*) result fail "$1: $(echo "$l" | sed -E 's/^not ok [0-9]+ - //') (log: $log)" ;;
 		esac
-	done <"$out/output.log"
-	# Each test command must have run under run-tests.sh, which reads the
-	# kernel log after it ("# === cmd" ... "kernel log clean").
-	if head -n 1 "$out/cmds" 2>/dev/null | grep -q '^run-tests.sh'; then
-		nrun=$(grep -c '^# === ' "$out/output.log")
-		nlog=$(grep -c '^\(not \)\{0,1\}ok - .*: kernel log clean$' "$out/output.log")
-		if [ "$nrun" -gt 0 ] && [ "$nrun" = "$nlog" ]; then
-			result ok "$tag the kernel log was read after each of the $nrun test commands"
-		else
-			result fail "$tag the kernel log was read after each test command ($nlog reads for $nrun commands)"
-		fi
-	fi
-	log_clean "$tag" "$out"
+	done <"$log"
+	grep -q '^1\.\.[1-9]' "$log" || result fail "$1: tools/$2 ran to its end (log: $log)"
 }
+# The runner's boot handling (the int3 retry, failed boots), with a
+# stand-in for QEMU: the real race is too rare to wait for.
+host_test run-guest test-run-guest.sh
+# The first step of make bench, kernel and rootfs on a fresh machine.
+host_test packages test-packages.sh
+# The guest's runner reads the kernel log from a marker, with a stand-in log.
+host_test run-tests test-run-tests.sh
+# The one parser of guest output, against recorded output.log files.
+host_test parser test-parser.sh
+# The run plan and its helper, with a stand-in for run-guest.
+host_test runs test-runs.sh
 
-# The debug kernel (DEBUG_VM, lockdep, KASAN, DEBUG_PAGEALLOC): the same
-# functional tests plus a bounded stress run; run-tests.sh fails any test
-# after which the kernel log has a splat.  It is the longest run (about
-# 300 s under TCG) and none of its checks is timing-sensitive, so it boots
-# now and runs beside the topology runs below (two guests on two cores);
-# its TAP comes after theirs.  Like the reference runs it is reused while
-# its inputs (the debug kernel image among them) are unchanged.
-debug_pid=
-case " $topos " in *" epyc4 "*)
-	say "guest: debug on epyc4, in the background ($(($(date +%s) - start))s so far)"
-	REUSE=1 guest_start debug epyc4 "$(rt "kunit-results.sh mm_multi_order" thp_local thp_knob \
-		"insmod /mnt/thp/mod/debug/nodestate.ko" thp_scenarios thp_policy \
-		"stress.sh ${STRESS_SECONDS:-60}")"
-	REUSE=0
-	debug_pid=$bg_pid
-	debug_started=1 ;;
-esac
+# ---- 3. background runs start ---------------------------------------------------
+# The debug kernel's run is the longest (about 300 s under TCG) and none
+# of its checks is timing-sensitive, so it runs beside steps 4 and 5 (two
+# guests on two cores); its report comes in step 6.
+background=$(check_runs bg)
+for r in $background; do
+	run_start check "$r"
+done
 
-# ---- 2. the series -------------------------------------------------------
-# (after the debug guest has started: the checks need no kernel build and
-# the debug run is the longest)
+# ---- 4. the series -----------------------------------------------------------
 "$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1
 series_rc=$?
 while IFS= read -r l; do
@@ -253,117 +161,74 @@ while IFS= read -r l; do
 done <"$CACHE/logs/series-check.log"
 [ "$series_rc" = 0 ] || say "series checks failed; see $CACHE/logs/series-check.log"
 
-for tp in $topos; do
-	spec=$(awk -v t="$tp" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
-	[ -n "$spec" ] || { result fail "unknown topology $tp"; continue; }
-	for fl in baseline patched; do
-		set -- "topology.sh $spec" "thp_local"
-		[ "$tp" = 2node ] && set -- --allow 'thp-numa splat-check: planted' splat-check.sh "$@"
-		if [ "$fl" = patched ]; then
-			set -- "kunit-results.sh mm_multi_order" "$@" "thp_knob"
-		fi
-		# Scenario rows: the design's table, without madvise, rows that
-		# reach the third and fourth node (D3 on chain4), faults from
-		# another CPU node, and the CPU-less node of cxl (position 1
-		# from node 0, the last from node 1).
-		m=
-		[ "$fl" = baseline ] && m=" -m legacy"
-		case $tp in
-		epyc4) set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios$m" \
-			"thp_scenarios$m -n" "thp_scenarios$m -r deep" "thp_scenarios$m -c 2" "thp_policy" ;;
-		chain4) set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios$m -r deep" \
-			"thp_scenarios$m" "thp_scenarios$m -c 1" ;;
-		cxl) set -- "$@" "insmod /mnt/thp/mod/$fl/nodestate.ko" "thp_scenarios$m" \
-			"thp_scenarios$m -n" "thp_scenarios$m -c 1" ;;
-		esac
-		say "guest: $fl on $tp ($(($(date +%s) - start))s so far)"
-		REUSE=$([ "$fl" = baseline ] && echo 1 || echo 0)
-		guest "$fl" "$tp" "$(rt "$@")"
-	done
+# ---- 5. foreground runs ------------------------------------------------------
+for r in $(check_runs fg); do
+	run_one check "$r"
 done
-REUSE=0
 
-# No swap storm: 80% of guest memory, THP, swap on, other nodes free.  It
-# checks swap counters, not times, so it may run beside the debug guest.
-case " $topos " in *" epyc4 "*)
-	for fl in baseline patched; do
-		say "guest: $fl on epyc4 with swap: usemem ($(($(date +%s) - start))s so far)"
-		REUSE=$([ "$fl" = baseline ] && echo 1 || echo 0)
-		SWAP=1024 RUNTAG=epyc4-swap guest "$fl" epyc4 "$(rt \
-			"mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '# swap on /dev/vdb'" \
-			thp_usemem)"
+# ---- 6. background runs' reports ----------------------------------------------
+for r in $background; do
+	say "waiting for the $r run ($(elapsed))"
+	run_wait check "$r"
+	run_report check "$r"
+done
+
+# ---- 7. runs alone: selftests/mm, baseline against patched ---------------------
+# They run under time limits, so after every other guest.  Results keyed
+# "program|test": a test that passes on baseline and does not on patched
+# is a regression.  Tests that fail on both (hugetlb tests with no huge
+# pages reserved, say) are reported in the counts only.
+alone=$(check_runs alone)
+for r in $alone; do
+	run_one check "$r"
+done
+if echo "$alone" | grep -qx baseline-selftests && echo "$alone" | grep -qx patched-selftests; then
+	for flavour in baseline patched; do
+		guest_output "$(run_dir check "$flavour-selftests")/output.log" selftest 2>/dev/null |
+			awk -F'\t' '{ print $2 "|" $3 "|" $4 }' | sort >"$CACHE/logs/selftests-$flavour.txt"
+		grep '|pass$' "$CACHE/logs/selftests-$flavour.txt" | sed 's/|pass$//' |
+			sort >"$CACHE/logs/selftests-$flavour-passing.txt"
 	done
-	SWAP= RUNTAG= REUSE=0 ;;
-esac
-
-# The selftests run under time limits: the debug run must be over first.
-if [ -n "${debug_started:-}" ]; then
-	say "waiting for the debug run ($(($(date +%s) - start))s so far)"
-	[ -z "$debug_pid" ] || wait "$debug_pid" || true
-	guest_report debug epyc4
-fi
-
-# ---- selftests/mm of the tree, baseline against patched ----------------------
-# Results keyed "program|test": a test that passes on baseline and does not
-# on patched is a regression.  Tests that fail on both (hugetlb tests with
-# no huge pages reserved, say) are reported in the counts only.
-selftest_keys() {
-	awk '/^# === / { prog = $3; delete seen; next }
-	     /^# selftest .* exit / { st = $NF; r = (st == 0) ? "pass" : (st == 4 ? "skip" : "fail")
-		print $3 "|(exit status)|" r; next }
-	     /^(not )?ok [0-9]+ / { line = $0; res = (line ~ /^ok/) ? "pass" : "fail"
-		if (line ~ /# [Ss][Kk][Ii][Pp]/) res = "skip"
-		sub(/^(not )?ok [0-9]+ -? ?/, "", line); sub(/ # .*/, "", line)
-		gsub(/[0-9]+(\.[0-9]+)?/, "N", line)	# counts vary from run to run
-		n = ++seen[line]; print prog "|" line (n > 1 ? " #" n : "") "|" res }' "$1"
-}
-if [ "${SELFTESTS:-1}" = 1 ]; then
-	# The longest run here (about 260 s under TCG): both kernels' runs are
-	# reused while their inputs are unchanged (see run_key).
-	for fl in baseline patched; do
-		say "guest: $fl on epyc4: tools/testing/selftests/mm ($(($(date +%s) - start))s so far)"
-		REUSE=1 RUNTAG=selftests GUEST_TIMEOUT=2400 guest_start "$fl" epyc4 \
-			"selftests-mm.sh ${SELFTEST_LIMIT:-240}"
-		[ -z "$bg_pid" ] || wait "$bg_pid" || true
-		o=$CACHE/runs/check-$fl-selftests
-		: >"$CACHE/logs/selftests-$fl.txt"
-		run_status "[$fl selftests]" "$o" || continue
-		log_clean "[$fl selftests]" "$o"
-		selftest_keys "$o/output.log" | sort >"$CACHE/logs/selftests-$fl.txt"
-	done
-	REUSE=0 RUNTAG= GUEST_TIMEOUT=
-	bp=$(grep -c '|pass$' "$CACHE/logs/selftests-baseline.txt")
-	pp=$(grep -c '|pass$' "$CACHE/logs/selftests-patched.txt")
-	bt=$(wc -l <"$CACHE/logs/selftests-baseline.txt")
-	pt=$(wc -l <"$CACHE/logs/selftests-patched.txt")
-	grep '|pass$' "$CACHE/logs/selftests-baseline.txt" | sed 's/|pass$//' | sort >"$CACHE/logs/st-b.txt"
-	grep '|pass$' "$CACHE/logs/selftests-patched.txt" | sed 's/|pass$//' | sort >"$CACHE/logs/st-p.txt"
-	comm -23 "$CACHE/logs/st-b.txt" "$CACHE/logs/st-p.txt" >"$CACHE/logs/selftests-regressions.txt"
-	if [ "$bt" -gt 0 ] && [ "$pt" -gt 0 ] && [ ! -s "$CACHE/logs/selftests-regressions.txt" ]; then
-		result ok "selftests/mm: no regression (baseline $bp of $bt pass, patched $pp of $pt pass)"
+	base_pass=$(wc -l <"$CACHE/logs/selftests-baseline-passing.txt")
+	patched_pass=$(wc -l <"$CACHE/logs/selftests-patched-passing.txt")
+	base_total=$(wc -l <"$CACHE/logs/selftests-baseline.txt")
+	patched_total=$(wc -l <"$CACHE/logs/selftests-patched.txt")
+	comm -23 "$CACHE/logs/selftests-baseline-passing.txt" "$CACHE/logs/selftests-patched-passing.txt" \
+		>"$CACHE/logs/selftests-regressions.txt"
+	counts="baseline $base_pass of $base_total pass, patched $patched_pass of $patched_total pass"
+	if [ "$base_total" -gt 0 ] && [ "$patched_total" -gt 0 ] && [ ! -s "$CACHE/logs/selftests-regressions.txt" ]; then
+		result ok "selftests/mm: no regression ($counts)"
 	else
-		result fail "selftests/mm: baseline $bp of $bt pass, patched $pp of $pt pass"
+		result fail "selftests/mm: $counts (logs: $CACHE/logs/selftests-*.txt)"
 	fi
 	while IFS= read -r l; do
 		result fail "selftests/mm regression: $l passes on baseline, not on patched"
 	done <"$CACHE/logs/selftests-regressions.txt"
 fi
 
-# ---- 4. legacy mode equals the unpatched kernel, row by row ------------------
-legacy_rows() { sed -n 's/^# placement \([^|]*\)|legacy|/\1|/p' "$1" 2>/dev/null | sort; }
-for tp in epyc4 chain4 cxl; do
-	case " $topos " in *" $tp "*) ;; *) continue ;; esac
-	b=$CACHE/runs/check-baseline-$tp/output.log p=$CACHE/runs/check-patched-$tp/output.log
-	legacy_rows "$b" >"$CACHE/logs/legacy-baseline-$tp.txt"
-	legacy_rows "$p" >"$CACHE/logs/legacy-patched-$tp.txt"
-	rows=$(wc -l <"$CACHE/logs/legacy-baseline-$tp.txt")
-	if [ "$rows" -gt 0 ] && cmp -s "$CACHE/logs/legacy-baseline-$tp.txt" "$CACHE/logs/legacy-patched-$tp.txt"; then
-		result ok "legacy mode places all $rows $tp rows exactly as the unpatched kernel"
+# ---- 8. legacy mode equals the unpatched kernel, row by row ------------------
+# Each baseline run that places scenarios against the patched run of the
+# same name; a row is rows|cpu|madvise|states|placement|classes.
+legacy_rows() { # legacy_rows RUN
+	guest_output "$(run_dir check "$1")/output.log" placement 2>/dev/null |
+		awk -F'\t' '$3 == "legacy" { print $2 "|" $4 "|" $5 "|" $6 "|" $7 "|" $8 }' | sort
+}
+for base in $(check_runs fg); do
+	case $base in baseline-*) ;; *) continue ;; esac
+	run_row check "$base"
+	case $r_cmds in *thp_scenarios*) ;; *) continue ;; esac
+	what=${base#baseline-}
+	baseline_rows=$CACHE/logs/legacy-baseline-$what.txt patched_rows=$CACHE/logs/legacy-patched-$what.txt
+	legacy_rows "$base" >"$baseline_rows"
+	legacy_rows "patched-$what" >"$patched_rows"
+	rows=$(wc -l <"$baseline_rows")
+	if [ "$rows" -gt 0 ] && cmp -s "$baseline_rows" "$patched_rows"; then
+		result ok "legacy mode places all $rows $what rows exactly as the unpatched kernel"
 	else
-		result fail "legacy mode differs from the unpatched kernel on $tp ($rows rows)"
-		diff "$CACHE/logs/legacy-baseline-$tp.txt" "$CACHE/logs/legacy-patched-$tp.txt" | sed 's/^/# /'
+		result fail "legacy mode differs from the unpatched kernel on $what ($rows rows; $baseline_rows, $patched_rows)"
+		diff "$baseline_rows" "$patched_rows" | sed 's/^/# /'
 	fi
 done
 
-echo "# make check took $(($(date +%s) - start))s; $reused guest runs were reused (FRESH=1 reruns them)"
+echo "# make check took $(($(date +%s) - start))s; $runs_reused guest runs were reused (FRESH=1 reruns them)"
 finish

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs as PID 1 in the guest (exec'd by /sbin/thp-init from the rootfs).
 # Sets the guest up, runs /mnt/out/cmds, records the exit code, powers off.
-export PATH=/mnt/thp/bin:/mnt/thp/scripts:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH=/mnt/thp/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-linux}
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs tmpfs /run

@@ -10,7 +10,7 @@ die() { printf '[%s] ERROR: %s\n' "${TOOL:-thp-numa}" "$*" >&2; exit 1; }
 
 # Debian packages: building kernels, and everything make check/bench need.
 KERNEL_PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio ccache zstd xz-utils git"
-ALL_PKGS="$KERNEL_PKGS qemu-system-x86 debootstrap e2fsprogs libcap-dev"
+ALL_PKGS="$KERNEL_PKGS qemu-system-x86 debootstrap e2fsprogs libcap-dev libnuma-dev"
 
 # The linux-source package version we build against, e.g. 6.12.118-1~deb12u1.
 pkg_version() {
@@ -27,23 +27,59 @@ need_root() {
 }
 
 # Install missing Debian packages (names as arguments).  As non-root,
-# fail with the list so the user can install them.
+# fail with the list so the user can install them.  The first command a
+# user types on a fresh machine may be any verb, so this creates $CACHE
+# for its log itself.  STOP_AFTER_PACKAGES=1 exits here, with status 0,
+# once the packages are in: tools/test-packages.sh uses it to run the first
+# step of make bench, kernel and rootfs with a stand-in apt-get.
 ensure_packages() {
 	missing=
 	for p in "$@"; do
 		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing="$missing $p"
 	done
-	[ -z "$missing" ] && return 0
-	if [ "$(id -u)" != 0 ]; then
-		die "missing Debian packages:$missing; install them as root: apt-get install$missing"
+	if [ -n "$missing" ]; then
+		[ "$(id -u)" = 0 ] ||
+			die "missing Debian packages:$missing; install them as root: apt-get install$missing"
+		say "installing Debian packages:$missing"
+		mkdir -p "$CACHE" || die "cannot create $CACHE (set CACHE=)"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >"$CACHE/apt.log" 2>&1 || {
+			DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$CACHE/apt.log" 2>&1
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >>"$CACHE/apt.log" 2>&1 ||
+				die "apt-get install$missing failed; see $CACHE/apt.log"
+		}
 	fi
-	say "installing Debian packages:$missing"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >"$CACHE/apt.log" 2>&1 || {
-		DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$CACHE/apt.log" 2>&1
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >>"$CACHE/apt.log" 2>&1 ||
-			die "apt-get install$missing failed; see $CACHE/apt.log"
-	}
+	if [ "${STOP_AFTER_PACKAGES:-0}" = 1 ]; then
+		say "STOP_AFTER_PACKAGES=1: packages in place, stopping here"
+		exit 0
+	fi
+}
+
+# What a guest printed (a run's output.log), as the records of the one
+# parser, tools/guest-output.awk (the formats are documented there): one
+# a line, tab-separated, kind first.  KINDS: comma-separated, default all.
+guest_output() { # guest_output FILE [KINDS]
+	awk -f "$TOPDIR/tools/guest-output.awk" -v only="${2:-}" "$1"
+}
+
+# TAP for the host-side tests (tools/test-*.sh): numbered, failures counted.
+tap_n=0 tap_failed=0
+tap() { # tap STATUS DESCRIPTION: "ok" when STATUS is 0
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+is() { # is WHAT GOT WANT: one comparison
+	[ "$2" = "$3" ]
+	tap $? "$1 (got '$2', want '$3')"
+}
+tap_done() { # the plan line; fails if any test failed
+	echo "1..$tap_n"
+	[ "$tap_failed" = 0 ]
 }
 
 # Refuse to start a long step with too little disk.  $1: MiB needed, $2: what.

@@ -128,12 +128,15 @@ faultcost_tables() {
 	[ -s "$R/faultcost.log" ] || { echo; echo "(no fault-cost run)"; return; }
 	{
 		echo "state,mode,gbps,ratio_median,ratio_min,ratio_max,p50_us_2m,p99_us_2m,p99_ratio,us_per_fault,thp_pct,local_pct,ratio_p25,ratio_p75"
-		sed -n 's/^# faultcost-ratio|//p' "$R/faultcost.log" | tr '|' ,
+		guest_output "$R/faultcost.log" faultcost-ratio | cut -f2- | tr '\t' ,
 	} >"$R/faultcost.csv"
-	reps=$(sed -n 's/^[A-Z]*: .* \([0-9]*\) repetitions$/\1/p' "$R/faultcost.log" | head -n 1)
-	size=$(sed -n 's/^[A-Z]*: \([0-9]* MiB\) .*/\1/p' "$R/faultcost.log" | head -n 1)
+	# region size and repetitions; a log from before "# faultcost-setup"
+	# gives the repetitions only
+	size=$(guest_output "$R/faultcost.log" faultcost-setup | awk -F'\t' 'NR == 1 { print $3 " MiB" }')
+	reps=$(guest_output "$R/faultcost.log" faultcost-setup | awk -F'\t' 'NR == 1 { print $4 }')
+	[ -n "$reps" ] || reps=$(guest_output "$R/faultcost.log" faultcost | awk -F'\t' '$4 + 1 > n { n = $4 + 1 } END { print n + 0 }')
 	echo
-	echo "One $size MADV_HUGEPAGE region per mode, faulted (every 4k touched) from node0 in one boot, the modes taking turns 2M by 2M (numa_fallback switched between ranges, outside the timing); $reps repetitions. A ratio compares a mode with legacy within one repetition; the table gives its median, interquartile range and min-max over the repetitions. GB/s and latencies are medians."
+	echo "One ${size:-(size not recorded)} MADV_HUGEPAGE region per mode, faulted (every 4k touched) from node0 in one boot, the modes taking turns 2M by 2M (numa_fallback switched between ranges, outside the timing); $reps repetitions. A ratio compares a mode with legacy within one repetition; the table gives its median, interquartile range and min-max over the repetitions. GB/s and latencies are medians."
 	echo
 	echo "| node0 | mode | GB/s | GB/s ratio to legacy: median | IQR | min-max | p50 us per 2M | p99 us per 2M | p99 ratio | us per fault (p50) | THP % | local % |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -143,11 +146,12 @@ faultcost_tables() {
 	echo
 	echo "| node0 | mode | thp_fault_alloc | thp_fault_fallback | huge local | huge remote | small local | small remote | compact_stall | kmem:mm_page_alloc_multi_order |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
-	sed -n 's/^# faultcost-vmstat|//p' "$R/faultcost.log" |
-		awk -F'|' '{ printf("| %s | %s |", $1, $2); for (i = 3; i <= NF; i++) { split($i, kv, "="); printf(" %s |", kv[2]) } printf("\n") }'
-	total=$(awk -F, '$3 ~ /mm_page_alloc_multi_order/ { print $1 }' "$R/perf-faultcost.txt" 2>/dev/null)
-	sum=$(sed -n 's/^# faultcost-vmstat|.*mm_page_alloc_multi_order=\([0-9-]*\)$/\1/p' "$R/faultcost.log" | awk '{ s += $1 } END { print s + 0 }')
-	warm=$(sed -n 's/^# faultcost-warmup|[^|]*|[^|]*|//p' "$R/faultcost.log" | awk '{ s += $1 } END { print s + 0 }')
+	guest_output "$R/faultcost.log" faultcost-vmstat |
+		awk -F'\t' '{ printf("| %s | %s |", $2, $3); for (i = 4; i <= NF; i++) { split($i, kv, "="); printf(" %s |", kv[2]) } printf("\n") }'
+	total=$(awk -F, '$3 ~ /mm_page_alloc_multi_order/ { print $1 }' "$R/perf-faultcost.txt" 2>/dev/null || true)
+	sum=$(guest_output "$R/faultcost.log" faultcost-vmstat |
+		awk -F'\t' '{ split($NF, kv, "="); s += kv[2] } END { print s + 0 }')
+	warm=$(guest_output "$R/faultcost.log" faultcost-warmup | awk -F'\t' '{ s += $4 } END { print s + 0 }')
 	echo
 	echo "\`perf stat -e kmem:mm_page_alloc_multi_order\` over the whole run: ${total:-not recorded}; the per-mode counts above (perf_event_open on the same tracepoint) add up to $sum, plus $warm in the unrecorded warm-up runs."
 }

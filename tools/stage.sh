@@ -15,11 +15,13 @@ LOG=$CACHE/logs/stage.log
 
 # The tree's own tools/testing/selftests/mm (identical in both trees: the
 # series does not touch it).  Debian's 6.12.118 khugepaged.c uses KSFT_SKIP
-# without including kselftest.h, hence the -include.
+# without including kselftest.h, hence the -include.  migration.c needs
+# libnuma's numa.h: without libnuma-dev it is not built, and
+# selftests-mm.sh reports it missing (a failed key on both kernels).
 if [ "${1:-}" = --selftests ]; then
 	TREE=$("$TOPDIR/tools/kernel.sh" --tree patched)
 	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir patched)
-	ensure_packages libcap-dev
+	ensure_packages libcap-dev libnuma-dev
 	make -s -C "$TREE" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
 	mkdir -p "$CACHE/selftests/mm"
 	make -k -C "$TREE/tools/testing/selftests/mm" OUTPUT="$CACHE/selftests/mm" \
@@ -46,6 +48,8 @@ make -s -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
 done
+# the one parser of guest output; kunit-results.sh uses it in the guest
+install -m 0644 "$TOPDIR/tools/guest-output.awk" "$STAGE/bin/guest-output.awk"
 
 for f in "$@"; do
 	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$f")

@@ -3,8 +3,9 @@
  * numa-lat: memory latency by NUMA distance and page size.
  *
  * For every CPU node (row) and memory node, and for THP and 4k pages, bind
- * a buffer to the memory node, fault it in from the CPU node, verify where
- * every page landed and how big it is, then time a dependent-load pointer
+ * a buffer to the memory node, fault it in from the row's CPU node (so its
+ * page tables are on that node too, as for any task's own memory), verify
+ * where every page landed and how big it is, then time a dependent-load pointer
  * chase over a random single-cycle permutation of the buffer's cache lines
  * (so both the caches and the TLB miss).  The result is printed in the
  * shape of Andrea Arcangeli's 2019 table:
@@ -24,6 +25,10 @@
  * -t adds an mTHP size: its buffer leaves the last piece of that size of
  * every 2M window PROT_NONE, so no PMD THP fits and every other piece can
  * be an mTHP, verified from /proc/kpageflags (root).
+ *
+ * Every output opens with the version and the command line, as Intel's
+ * MLC does.  Versions: 1.0, unversioned, faulted every buffer from the
+ * first row's node; 1.1 faults each row's buffers from that row's node.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +50,7 @@
 #include <cpuid.h>
 #endif
 
+#define NUMA_LAT_VERSION "1.1"
 #define MAXN		64		/* nodes */
 #define LINE		64UL
 #define PG		4096UL
@@ -69,17 +75,21 @@ struct pm_scan_arg {
 };
 #endif
 
-enum { THP, MTHP, SMALL, NSIZES };
-static const char *size_name[NSIZES] = { "THP", "mTHP", "4k" };
-static bool size_on[NSIZES] = { true, false, true };
+/*
+ * Page sizes, smallest first as in mm-tests/placement.h; both print them
+ * largest first, in Andrea's column order (D0 THP | D0 4k | ...).
+ */
+enum { SZ_4K, SZ_MTHP, SZ_THP, NR_SIZES };
+static const char *size_name[NR_SIZES] = { "4k", "mTHP", "THP" };
+static bool size_on[NR_SIZES] = { true, false, true };
 static size_t mthp_size;		/* -t: the mTHP size in bytes, or 0 */
 static char mthp_name[24];
 /* The sizes measured, largest first: a statement or block follows. */
-#define for_each_size(s) for ((s) = 0; (s) < NSIZES; (s)++) if (!size_on[s]) {} else
+#define for_each_size(s) for ((s) = NR_SIZES - 1; (s) >= 0; (s)--) if (!size_on[s]) {} else
 
 static int nr_sizes(void)
 {
-	return 2 + size_on[MTHP];
+	return 2 + size_on[SZ_MTHP];
 }
 
 struct cell {
@@ -92,11 +102,14 @@ static int nodes[MAXN], nr;		/* memory nodes */
 static int cpu_nodes[MAXN], nr_cpu;	/* nodes with CPUs (rows) */
 static int slit[MAXN][MAXN];
 static bool numa = true;		/* mbind() works */
-static struct cell cells[MAXN][MAXN][NSIZES];
-static const char *verify_how[NSIZES];
+static struct cell cells[MAXN][MAXN][NR_SIZES];
+static const char *verify_how[NR_SIZES];
 static size_t buf_len;
 static int passes = 3;
 static char env[256], llc_desc[64];
+static char cmdline[512];		/* argv, for every output's first line */
+static int nargs;
+static char **args;
 static void *volatile sink;		/* keeps the chase alive */
 
 static void die(const char *fmt, ...)
@@ -513,7 +526,7 @@ static const char *verify(char *p, size_t len, int node, int sz, char *why, size
 
 	if (node_check(p, len, node, why, wl))
 		return why;
-	if (sz == MTHP) {
+	if (sz == SZ_MTHP) {
 		verify_how[sz] = "kpageflags";
 		return mthp_check(p, len, mthp_size, why, wl) ? why : NULL;
 	}
@@ -532,9 +545,9 @@ static const char *verify(char *p, size_t len, int node, int sz, char *why, size
 		return why;
 	}
 	verify_how[sz] = how;
-	if (sz == THP && huge != n)
+	if (sz == SZ_THP && huge != n)
 		snprintf(why, wl, "%ld of %ld 4k pages not in a THP (%s)", n - huge, n, how);
-	else if (sz == SMALL && huge)
+	else if (sz == SZ_4K && huge)
 		snprintf(why, wl, "%ld of %ld 4k pages in a THP (%s)", huge, n, how);
 	else
 		why[0] = '\0';
@@ -583,8 +596,9 @@ static double now(void)
 }
 
 /*
- * One buffer per memory node and page size, shared by every CPU row: the
- * policy (MPOL_BIND), not the faulting CPU, decides where it lands.
+ * One buffer per memory node and page size for the row being measured:
+ * the policy (MPOL_BIND) decides where its pages land, the row's CPU node
+ * where its page tables do.
  */
 struct buffer {
 	char *raw, *buf;
@@ -606,7 +620,7 @@ static inline char *line_addr(const struct buffer *b, size_t i)
 	return b->buf + i / per * HPG + i % per * LINE;
 }
 
-static struct buffer bufs[MAXN][NSIZES];
+static struct buffer bufs[MAXN][NR_SIZES];
 
 /* One timed walk of the whole cycle: ns per dependent load. */
 static double chase(const struct buffer *b, size_t lines)
@@ -650,11 +664,12 @@ static void setup(int mi, int sz)
 	long long avail = numa ? node_free(nodes[mi]) : -1;
 	char path[128], buf[128];
 
-	b->gap = sz == MTHP ? mthp_size : 0;
+	memset(b, 0, sizeof(*b));
+	b->gap = sz == SZ_MTHP ? mthp_size : 0;
 	use = HPG - b->gap;
 	nwin = (buf_len + use - 1) / use;
 	b->map_len = nwin * HPG + HPG;
-	if (sz == MTHP) {
+	if (sz == SZ_MTHP) {
 		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/enabled",
 			 mthp_size >> 10);
 		if (slurp(path, buf, sizeof(buf)) || strstr(buf, "[never]")) {
@@ -674,7 +689,7 @@ static void setup(int mi, int sz)
 	if (b->raw == MAP_FAILED)
 		die("mmap %zu MiB: %s", b->map_len >> 20, strerror(errno));
 	b->buf = (char *)(((uintptr_t)b->raw + HPG - 1) & ~(HPG - 1));
-	if (madvise(b->buf, nwin * HPG, sz == SMALL ? MADV_NOHUGEPAGE : MADV_HUGEPAGE))
+	if (madvise(b->buf, nwin * HPG, sz == SZ_4K ? MADV_NOHUGEPAGE : MADV_HUGEPAGE))
 		snprintf(b->why, sizeof(b->why), "madvise: %s", strerror(errno));
 	for (win = 0; b->gap && win < nwin; win++)
 		if (mprotect(b->buf + win * HPG + use, b->gap, PROT_NONE))
@@ -700,11 +715,20 @@ static void setup(int mi, int sz)
 	*(void **)line_addr(b, perm[lines - 1]) = line_addr(b, perm[0]);
 }
 
+static void release(struct buffer *b)
+{
+	if (b->raw)
+		munmap(b->raw, b->map_len);
+	b->raw = b->buf = NULL;
+}
+
 /*
- * Passes go round every cell in turn (pass 0 warms up), and each cell
- * keeps its best pass.  Drift over the run, such as an emulator growing
- * its software TLB or a host clocking up, so hits every cell alike instead
- * of favouring the cells measured last.
+ * Row by row: the row's buffers are faulted from its CPU node, measured,
+ * and freed before the next row's.  Within a row, passes go round every
+ * cell in turn (pass 0 warms up), and each cell keeps its best pass.
+ * Drift over the run, such as an emulator growing its software TLB or a
+ * host clocking up, so hits a row's cells alike instead of favouring the
+ * cells measured last; every % in a row is against that row's D0 THP.
  */
 static void measure_all(int *rows, int nrows)
 {
@@ -712,20 +736,21 @@ static void measure_all(int *rows, int nrows)
 	bool progress = isatty(2) || getenv("NUMA_LAT_PROGRESS");
 	double t0 = now();
 
-	for (m = 0; m < nr; m++)
-		for_each_size(s) {
-			if (nr_cpu && pin_to_node(nodes[rows[0]]))
-				die("cannot run on node%d's CPUs: %s", nodes[rows[0]], strerror(errno));
-			setup(m, s);
-			if (progress)
-				fprintf(stderr, "numa-lat: buffer on node%d, %s: %s (%.0f s)\n", nodes[m],
-					size_name[s], bufs[m][s].why[0] ? bufs[m][s].why : "placed and verified",
-					(now() - t0) / 1e9);
-		}
-	for (pass = 0; pass <= passes; pass++) {
-		for (r = 0; r < nrows; r++) {
-			if (pin_to_node(nodes[rows[r]]))
-				die("cannot run on node%d's CPUs: %s", nodes[rows[r]], strerror(errno));
+	for (r = 0; r < nrows; r++) {
+		int cpu_node = nodes[rows[r]];
+
+		if (nr_cpu && pin_to_node(cpu_node))
+			die("cannot run on node%d's CPUs: %s", cpu_node, strerror(errno));
+		for (m = 0; m < nr; m++)
+			for_each_size(s) {
+				setup(m, s);
+				if (progress)
+					fprintf(stderr, "numa-lat: CPU node%d, buffer on node%d, %s: %s (%.0f s)\n",
+						cpu_node, nodes[m], size_name[s],
+						bufs[m][s].why[0] ? bufs[m][s].why : "placed and verified",
+						(now() - t0) / 1e9);
+			}
+		for (pass = 0; pass <= passes; pass++) {
 			for (m = 0; m < nr; m++)
 				for_each_size(s) {
 					struct cell *c = &cells[rows[r]][m][s];
@@ -742,10 +767,14 @@ static void measure_all(int *rows, int nrows)
 						c->done = true;
 					}
 				}
+			if (progress)
+				fprintf(stderr, "numa-lat: CPU node%d %s %d/%d done, %d/%d cell passes (%.0f s)\n",
+					cpu_node, pass ? "pass" : "warm-up", pass, passes, done, total,
+					(now() - t0) / 1e9);
 		}
-		if (progress)
-			fprintf(stderr, "numa-lat: %s %d/%d done, %d/%d cell passes (%.0f s)\n",
-				pass ? "pass" : "warm-up", pass, passes, done, total, (now() - t0) / 1e9);
+		for (m = 0; m < nr; m++)
+			for_each_size(s)
+				release(&bufs[m][s]);
 	}
 }
 
@@ -778,6 +807,7 @@ static void header(FILE *f, const char *pfx)
 {
 	int i, j, s;
 
+	fprintf(f, "%snuma-lat %s, command line: %s\n", pfx, NUMA_LAT_VERSION, cmdline);
 	fprintf(f, "%snuma-lat: %d memory node%s", pfx, nr, nr == 1 ? "" : "s");
 	if (nr == 1)
 		fprintf(f, " (found only one NUMA node%s: the table has a D0 column only)",
@@ -785,8 +815,8 @@ static void header(FILE *f, const char *pfx)
 	fprintf(f, "\n%senvironment: %s\n", pfx, env);
 	fprintf(f, "%sbuffer: %zu MiB per cell (%s), dependent loads over a random cycle of %zu-byte lines\n",
 		pfx, buf_len >> 20, llc_desc, LINE);
-	fprintf(f, "%spasses: best of %d timed passes after 1 warm-up pass, round-robin over the cells\n",
-		pfx, passes);
+	fprintf(f, "%spasses: best of %d timed passes after 1 warm-up pass, round-robin over a row's cells;"
+		" each row's buffers faulted from its CPU node\n", pfx, passes);
 	fprintf(f, "%spage sizes verified page by page:", pfx);
 	for_each_size(s)
 		fprintf(f, " %s (%s)", size_name[s], verify_how[s] ? verify_how[s] : "not verified");
@@ -820,7 +850,7 @@ static void print_table(FILE *f, int *rows, int nrows)
 	fputc('\n', f);
 	for (r = 0; r < nrows; r++) {
 		int c = rows[r];
-		double base = class_ns(c, 0, THP, NULL, 0, NULL);
+		double base = class_ns(c, 0, SZ_THP, NULL, 0, NULL);
 		char legend[256] = "";
 		int lo = 0;
 
@@ -897,7 +927,7 @@ static void print_csv(FILE *f, int *rows, int nrows)
 	fprintf(f, "cpu_node,mem_node,distance,class,size,ns,pct_over_d0_thp,verified_by,refused\n");
 	for (r = 0; r < nrows; r++) {
 		int c = rows[r];
-		double base = class_ns(c, 0, THP, NULL, 0, NULL);
+		double base = class_ns(c, 0, SZ_THP, NULL, 0, NULL);
 
 		for (m = 0; m < nr; m++)
 			for_each_size(s) {
@@ -933,7 +963,13 @@ static void print_json(FILE *f, int *rows, int nrows)
 	int r, m, s, first = 1;
 
 	uname(&u);
-	fprintf(f, "{\n  \"tool\": \"numa-lat\",\n  \"kernel\": ");
+	fprintf(f, "{\n  \"tool\": \"numa-lat\",\n  \"version\": \"%s\",\n  \"arguments\": [",
+		NUMA_LAT_VERSION);
+	for (m = 1; m < nargs; m++) {
+		fputs(m > 1 ? ", " : "", f);
+		json_str(f, args[m]);
+	}
+	fprintf(f, "],\n  \"kernel\": ");
 	json_str(f, u.release);
 	fprintf(f, ",\n  \"environment\": ");
 	json_str(f, env);
@@ -975,10 +1011,11 @@ static void print_json(FILE *f, int *rows, int nrows)
 static void print_cost(FILE *f, int *rows)
 {
 	int c = rows[0], k, s;
-	double base = class_ns(c, 0, THP, NULL, 0, NULL);
+	double base = class_ns(c, 0, SZ_THP, NULL, 0, NULL);
 	struct utsname u;
 
 	uname(&u);
+	fprintf(f, "# numa-lat %s, command line: %s\n", NUMA_LAT_VERSION, cmdline);
 	fprintf(f, "# Measured by numa-lat from CPU node%d on %s (kernel %s).\n", nodes[c], u.nodename, u.release);
 	fprintf(f, "# environment: %s; buffer %zu MiB; best of %d passes.\n", env, buf_len >> 20, passes);
 	fprintf(f, "# Folded by distance class; value = %% over D0 THP.\n");
@@ -1024,7 +1061,13 @@ int main(int argc, char **argv)
 	int rows[MAXN], nrows = 0, opt, r, m, s;
 	bool matrix = false;
 	size_t mib = 0, llc;
+	int off = 0, i;
 
+	nargs = argc;
+	args = argv;
+	for (i = 0; i < argc && off < (int)sizeof(cmdline); i++)
+		off += snprintf(cmdline + off, sizeof(cmdline) - off, "%s%s", i ? " " : "",
+				i ? argv[i] : "numa-lat");
 	while ((opt = getopt(argc, argv, "s:n:c:t:xf:o:h")) != -1) {
 		switch (opt) {
 		case 't':
@@ -1033,8 +1076,8 @@ int main(int argc, char **argv)
 			if (mthp_size < 2 * PG || mthp_size > HPG / 2 || (mthp_size & (mthp_size - 1)))
 				usage();
 			snprintf(mthp_name, sizeof(mthp_name), "%zuk", mthp_size >> 10);
-			size_name[MTHP] = mthp_name;
-			size_on[MTHP] = true;
+			size_name[SZ_MTHP] = mthp_name;
+			size_on[SZ_MTHP] = true;
 			break;
 		case 's': mib = strtoul(optarg, NULL, 10); if (!mib) usage(); break;
 		case 'n': passes = atoi(optarg); if (passes < 1) usage(); break;

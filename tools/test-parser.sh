@@ -1,0 +1,153 @@
+#!/bin/sh
+# Host-side tests of tools/guest-output.awk, the one parser of what guests
+# print, against the output.log files in tools/fixtures/ (see its README:
+# where each comes from).  Also runs its two other users that need no
+# guest: mm-tests/kunit-results.sh (with a stand-in dmesg) and the fault
+# cost part of tools/report.sh.  TAP on stdout.
+#
+#   tools/test-parser.sh
+set -u
+TOOL=test-parser
+. "$(dirname "$0")/lib.sh"
+
+F=$TOPDIR/tools/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+count() { # count FILE KIND [FIELD2]: records of that kind (and second field)
+	guest_output "$1" "$2" | awk -F'\t' -v b="${3:-}" 'b == "" || $2 == b' | wc -l | tr -d ' '
+}
+
+echo "TAP version 13"
+
+# ---- a check run: run-tests.sh lines, TAP, placement, diagnostics ---------
+c=$F/check-patched-epyc4.output.log
+is "check run: one run record per '# ===' line" "$(count "$c" run)" "$(grep -c '^# === ' "$c")"
+is "check run: one kernel-log read per command" "$(count "$c" logcheck)" "$(count "$c" run)"
+is "check run: the failed kernel-log read" "$(guest_output "$c" logcheck | awk -F'\t' '$2 == "fail" { print $3 }')" thp_scenarios
+is "check run: the dmesg line that failed it" "$(guest_output "$c" dmesg | cut -f2 | cut -c1-30)" "[   88.120000] WARNING: CPU: 3"
+is "check run: non-zero exits" "$(guest_output "$c" exited | cut -f2,3 | tr '\t\n' ': ')" "thp_scenarios:1 thp_usemem:2 "
+is "check run: TAP results ok" "$(count "$c" tap ok)" 16
+is "check run: TAP results failed" "$(count "$c" tap fail)" 1
+is "check run: TAP skips" "$(count "$c" tap skip)" 2
+is "check run: a skip's description and reason" "$(guest_output "$c" tap | awk -F'\t' '$2 == "skip"' | head -n 1 | cut -f3,4 | tr '\t' '|')" \
+	"deep guest|numa_fallback knob missing or refused the mode"
+is "check run: the run-tests.sh lines are no TAP results" "$(guest_output "$c" tap | grep -c 'kernel log clean')" 0
+is "check run: Bail out!" "$(guest_output "$c" bail | cut -f2)" "Bail out! thp_usemem: cannot read /proc/vmstat"
+is "check run: got/expected and Totals lines are diagnostics" "$(count "$c" diag)" 4
+is "check run: placement records" "$(count "$c" placement)" 4
+is "check run: legacy placement records" "$(guest_output "$c" placement | awk -F'\t' '$3 == "legacy"' | wc -l | tr -d ' ')" 2
+is "check run: a placement's fields, its histogram kept whole" \
+	"$(guest_output "$c" placement | sed -n 2p | awk -F'\t' '{ print NF "|" $4 "|" $6 "|" $7 "|" $8 }')" \
+	"8|3|FRAG,FREE|D0 THP 0% | D0 4k 0% | D1 THP 100% | D1 4k 0% | D2 THP 0% | D2 4k 0%|0,1,2,2"
+is "check run: only= keeps one kind" "$(guest_output "$c" placement | cut -f1 | sort -u)" placement
+is "check run: no text records unless asked" "$(count "$c" "")" "$(guest_output "$c" | grep -vc '^text')"
+
+# ---- thp_aged ---------------------------------------------------------------
+a=$F/check-aged.output.log
+is "aged: one record per row and mode" "$(count "$a" aged)" 2
+is "aged: fields, the histogram kept whole" \
+	"$(guest_output "$a" aged | sed -n 2p | awk -F'\t' '{ print NF "|" $3 "|" $6 "|" $7 "|" $8 }')" \
+	"8|node-first|88|D0 THP 88% | D0 4k 12% | D1 THP 0% | D1 4k 0%|stall=5 success=4 pgscan_direct=0 thp_fault_alloc=7 thp_fault_fallback=1 kswapd9=1 kcompactd9=2"
+is "aged: aged-trace.sh's summaries are text of its command" \
+	"$(guest_output "$a" text | awk -F'\t' '$2 == "aged-trace.sh"' | wc -l | tr -d ' ')" 1
+
+# ---- selftests/mm: keys, exit statuses, missing programs -------------------
+s=$F/check-baseline-selftests.output.log
+guest_output "$s" selftest | cut -f2- | tr '\t' '|' >"$tmp/keys"
+is "selftests: one key per TAP line and per program status" "$(wc -l <"$tmp/keys" | tr -d ' ')" 9
+grep -qx 'cow|No leak from parent into child #2|pass' "$tmp/keys"
+tap $? "selftests: a repeated test name gets #2"
+grep -qx 'cow|No leak from child into parent with N kB THP|fail' "$tmp/keys"
+tap $? "selftests: numbers in a test name become N"
+is "selftests: exit 1, 4 and 0 are fail, skip and pass" \
+	"$(grep '(exit status)' "$tmp/keys" | cut -d'|' -f3 | tr '\n' ' ')" "fail skip pass "
+grep -qx 'droppable|(missing)|fail' "$tmp/keys"
+tap $? "selftests: a missing program fails"
+is "selftests: their TAP is not the run's TAP" "$(count "$s" tap)" 0
+is "selftests: '# selftest X took' is not run-tests.sh's took" "$(guest_output "$s" took | cut -f2)" selftests-mm.sh
+is "selftests: run-tests.sh's kernel-log read" "$(guest_output "$s" logcheck | cut -f2,3 | tr '\t' ' ')" "ok selftests-mm.sh"
+
+# ---- bench: numactl's lines, fault cost ------------------------------------
+b=$F/bench-numa-lat.output.log
+guest_output "$b" text | awk -F'\t' '$2 == "numactl" { print $3 }' >"$tmp/topology"
+is "numa-lat run: numactl -H's lines, by command name" "$(wc -l <"$tmp/topology" | tr -d ' ')" 7
+is "numa-lat run: the first one" "$(head -n 1 "$tmp/topology")" "available: 4 nodes (0-3)"
+is "numa-lat run: VAR=value is not a command's name" "$(guest_output "$b" took | cut -f2 | tail -n 1)" numa-lat
+
+f=$F/bench-faultcost.output.log
+is "faultcost: setup" "$(guest_output "$f" faultcost-setup | tr '\t' '|')" "faultcost-setup|FREE|64|2"
+is "faultcost: one record per mode and repetition" "$(count "$f" faultcost)" 4
+is "faultcost: ratio records, 15 fields" "$(guest_output "$f" faultcost-ratio | awk -F'\t' '{ print NF }' | sort -u)" 15
+is "faultcost: vmstat's last counter" "$(guest_output "$f" faultcost-vmstat | head -n 1 | awk -F'\t' '{ print $NF }')" "mm_page_alloc_multi_order=64"
+R=$tmp/results
+mkdir "$R"
+cp "$f" "$R/faultcost.log"
+cp "$F/bench-faultcost.perf-faultcost.txt" "$R/perf-faultcost.txt"
+echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
+PATH=/nonexistent-gnuplot:$PATH "$TOPDIR/tools/report.sh" "$R" >"$tmp/report" 2>"$tmp/report.err"
+tap $? "report.sh makes a report from the fault-cost fixture (log: stderr below on failure)"
+grep -q '| FREE | node-first | 1.242 | 1.028 | 1.028-1.033 |' "$tmp/report"
+tap $? "report.sh: the fault-cost table row from a faultcost-ratio record"
+grep -q 'One 64 MiB MADV_HUGEPAGE region per mode, .*; 2 repetitions' "$tmp/report"
+tap $? "report.sh: region size and repetitions from faultcost-setup"
+grep -q 'over the whole run: 96; .* add up to 64, plus 32 in the unrecorded warm-up runs' "$tmp/report"
+tap $? "report.sh: tracepoint sums from perf stat, the vmstat and the warm-up records"
+[ "$tap_failed" = 0 ] || sed 's/^/# report.sh: /' "$tmp/report.err"
+
+# ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
+mkdir "$tmp/bin"
+cp "$TOPDIR/mm-tests/kunit-results.sh" "$TOPDIR/tools/guest-output.awk" "$tmp/bin/"
+printf '#!/bin/sh\ncat "$FAKE_DMESG"\n' >"$tmp/bin/dmesg"
+chmod +x "$tmp/bin/dmesg"
+kunit() { # kunit DMESG-FILE ARGS...: sets out, rc
+	log=$1
+	shift
+	rc=0
+	out=$(PATH=$tmp/bin:$PATH FAKE_DMESG=$log sh "$tmp/bin/kunit-results.sh" "$@") || rc=$?
+}
+kunit "$F/kunit.dmesg" mm_multi_order
+is "kunit: one TAP line per case, only of the suite" "$(echo "$out" | grep -c '^\(not \)\{0,1\}ok - kunit')" 5
+echo "$out" | grep -qx 'not ok - kunit mm_multi_order: mo_non_compound'
+tap $? "kunit: a failed case"
+echo "$out" | grep -qx 'ok - kunit mm_multi_order: mo_thisnode_and_nodemask # SKIP needs two nodes'
+tap $? "kunit: a skipped case keeps its # SKIP"
+echo "$out" | grep -q '^# mo_non_compound: EXPECTATION FAILED'
+tap $? "kunit: the suite's diagnostics"
+is "kunit: exit status with a failed case" "$rc" 1
+kunit "$F/kunit.dmesg" no_such_suite
+is "kunit: a suite that did not run fails" "$out|$rc" "not ok - kunit no_such_suite did not run (CONFIG_MULTI_ORDER_KUNIT_TEST=y?)|1"
+kunit "$F/kunit.dmesg" no_such_suite --optional
+is "kunit: --optional skips it" "$out|$rc" "ok - kunit no_such_suite # SKIP not built into this kernel|0"
+
+# ---- recorded runs (make check on 2026-12-04, cut from $CACHE/runs) --------
+r=$F/recorded-check-patched-epyc4.output.log
+is "recorded epyc4 run: its 10 commands" "$(count "$r" run)|$(count "$r" logcheck ok)" "10|10"
+is "recorded epyc4 run: every ok/not ok line is a tap or logcheck record" \
+	"$(($(count "$r" tap) + $(count "$r" logcheck)))" "$(grep -c '^\(not \)\{0,1\}ok ' "$r")"
+is "recorded epyc4 run: no failed TAP line, one skip" "$(count "$r" tap fail)|$(count "$r" tap skip)" "0|1"
+is "recorded epyc4 run: the skip's reason" "$(guest_output "$r" tap | awk -F'\t' '$2 == "skip" { print $4 }')" \
+	"6.12 ties THP placement to the defrag setting"
+is "recorded epyc4 run: placement records, legacy among them" \
+	"$(count "$r" placement)|$(guest_output "$r" placement | awk -F'\t' '$3 == "legacy"' | wc -l | tr -d ' ')" "69|23"
+r2=$F/recorded-check-patched-2node.output.log
+is "recorded 2node run: --allow is no command" "$(guest_output "$r2" run | cut -f2 | tr '\n' ',')" \
+	"kunit-results.sh mm_multi_order,splat-check.sh,topology.sh 1,1 1024,1024 10,20/20,10,thp_local,thp_knob,"
+r3=$F/recorded-check-baseline-selftests.output.log
+is "recorded selftests/mm: keys by result (17 as the old reader, plus the missing program)" \
+	"$(guest_output "$r3" selftest | cut -f4 | sort | uniq -c | tr -s ' ' | tr '\n' ',')" " 1 fail, 6 pass, 11 skip,"
+is "recorded selftests/mm: program statuses" \
+	"$(guest_output "$r3" selftest | awk -F'\t' '$3 ~ /^\(/ { printf("%s=%s ", $2, $4) }')" \
+	"khugepaged=skip migration=fail split_huge_page_test=pass compaction_test=pass soft-dirty=skip "
+is "recorded selftests/mm: one run-tests.sh command around them" "$(count "$r3" run)|$(count "$r3" logcheck ok)|$(count "$r3" tap)" "1|1|0"
+kunit "$F/recorded-kunit.dmesg" mm_multi_order
+is "recorded KUnit log: the same five results as that run's kunit-results.sh printed" \
+	"$(echo "$out" | grep '^ok - kunit ' | md5sum)" "$(grep '^ok - kunit ' "$r2" | md5sum)"
+
+# ---- every fixture parses, and no line of a run is lost --------------------
+for log in "$F"/*.output.log; do
+	is "$(basename "$log"): one record per line, text included" \
+		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start | wc -l | tr -d ' ')" \
+		"$(grep -vc '^# selftest [^ ]* took ' "$log")"
+done
+
+tap_done

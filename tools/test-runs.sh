@@ -1,0 +1,155 @@
+#!/bin/sh
+# Host-side tests of the run plan (tools/runs.conf) and its helper
+# (tools/runs.sh), with a stand-in for tools/run-guest: no guest boots.
+# TAP on stdout.
+#
+#   tools/test-runs.sh
+#
+# The stand-in runs the guest command on the host with a stand-in
+# run-tests.sh, which prints what the real one prints for each argument
+# it gets, so quoting is tested end to end; it counts its boots, so reuse
+# is tested too.
+set -u
+TOOL=test-runs
+. "$(dirname "$0")/lib.sh"
+REAL=$TOPDIR
+# the knobs a user may have set for make check must not change these runs
+unset ACCEL FRESH STRESS_SECONDS SELFTEST_LIMIT
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "TAP version 13"
+
+# ---- every row of the plan is well-formed ----------------------------------
+awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.conf")" '
+	/^#/ || !NF { next }
+	{
+		bad = ""
+		if ($1 !~ /^(check|bench|bench-quick)$/) bad = bad " plan"
+		if ($3 !~ /^(patched|baseline|debug)$/) bad = bad " flavour"
+		if (!index(topos, " " $4 " ")) bad = bad " topo"
+		if ($5 !~ /^(-|node-first|guest|legacy)$/) bad = bad " mode"
+		if ($6 !~ /^(-|[0-9]+)$/) bad = bad " swap"
+		if ($7 !~ /^(yes|no)$/) bad = bad " reuse"
+		if ($8 !~ /^(fg|bg|alone)$/) bad = bad " start"
+		if ($9 !~ /^[0-9]+$/) bad = bad " timeout"
+		if (NF < 10) bad = bad " commands"
+		if (seen[$1 " " $2]++) bad = bad " name(twice)"
+		if (bad != "") print NR ":" bad
+	}' "$REAL/tools/runs.conf" >"$tmp/bad-rows"
+[ ! -s "$tmp/bad-rows" ]
+tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
+
+# ---- a tree with stand-ins ---------------------------------------------------
+T=$tmp/tree
+mkdir -p "$T/tools" "$T/mm-tests" "$T/rootfs" "$tmp/bin" "$tmp/kernel/arch/x86/boot"
+for f in runs.conf topologies.conf guest-output.awk guest-init.sh lib.sh runs.sh; do
+	ln -s "$REAL/tools/$f" "$T/tools/$f"
+done
+ln -s "$REAL/mm-tests/splat-patterns" "$T/mm-tests/splat-patterns"
+echo image >"$tmp/kernel/arch/x86/boot/bzImage"
+printf '#!/bin/sh\necho "%s"\n' "$tmp/kernel" >"$T/tools/kernel.sh"
+printf '#!/bin/sh\necho "%s"\n' "$tmp/rootfs.ext4" >"$T/rootfs/build.sh"
+printf '#!/bin/sh\necho "QEMU emulator version 0 (stand-in)"\n' >"$tmp/bin/qemu-stand-in"
+cat >"$T/tools/run-guest" <<'EOF'
+#!/bin/sh
+# stand-in: record the arguments, "boot", run the command with a stand-in
+# run-tests.sh on PATH
+out= accel=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=$2; shift 2 ;;
+	--accel) accel=$2; shift 2 ;;
+	--) shift; break ;;
+	*) shift ;;
+	esac
+done
+echo "boot accel=$accel" >>"$FAKE_BOOTS"
+mkdir -p "$out"
+[ "${FAKE_NO_BOOT:-0}" = 1 ] && { echo "stand-in: no userspace" >"$out/console.log"; exit 3; }
+: >"$out/booted"
+printf '%s\n' "$1" >"$out/cmds"
+sh -c "$1" >"$out/output.log" 2>&1
+echo $? >"$out/rc"
+echo "[    0.0] stand-in kernel log" >"$out/dmesg.log"
+exit "$(cat "$out/rc")"
+EOF
+cat >"$tmp/bin/run-tests.sh" <<'EOF'
+#!/bin/sh
+# stand-in: each argument as one command, as run-tests.sh prints it
+skip=0
+for t in "$@"; do
+	case $skip in 1) skip=0; continue ;; esac
+	[ "$t" = --allow ] && { skip=1; continue; }
+	name=${t%% *}
+	echo "# === $t"
+	echo "ok 1 arg: $t"
+	echo "# $name took 0.1s"
+	echo "ok - $name: kernel log clean"
+done
+EOF
+chmod +x "$T/tools/kernel.sh" "$T/rootfs/build.sh" "$T/tools/run-guest" "$tmp/bin/"*
+
+# plan RUN: run_one check RUN in a subshell with the stand-ins; its TAP
+# lines in $tmp/out, boots appended to $tmp/boots
+plan() {
+	( TOPDIR=$T CACHE=$tmp/cache QEMU=$tmp/bin/qemu-stand-in PATH=$tmp/bin:$PATH \
+	  FAKE_BOOTS=$tmp/boots
+	  export TOPDIR CACHE QEMU PATH FAKE_BOOTS
+	  . "$T/tools/runs.sh"
+	  result() { echo "$1 - $2${3:+ $3}"; }
+	  note() { echo "note $1 $2"; }
+	  run_one check "$1" ) >"$tmp/out" 2>"$tmp/err"
+}
+boots() { wc -l <"$tmp/boots" 2>/dev/null | tr -d ' '; }
+
+: >"$tmp/boots"
+plan baseline-2node
+is "a run boots once" "$(boots)" 1
+grep -q "^ok - \[baseline 2node\] arg: thp-numa splat-check: planted" "$tmp/out"
+[ $? = 1 ]
+tap $? "--allow REGEX reaches run-tests.sh as an option, not as a command"
+grep -qx "ok - \[baseline 2node\] arg: topology.sh 1,1 1024,1024 10,20/20,10" "$tmp/out"
+tap $? "{topology} is the preset's cpus, MiB and SLIT, one argument"
+grep -qx "ok - \[baseline 2node\] the kernel log was read after each of the 3 test commands" "$tmp/out"
+tap $? "the kernel log was read after each command: 3 of 3"
+grep -c '^fail' "$tmp/out" | grep -qx 0
+tap $? "a good run has no failed check ($(grep '^fail' "$tmp/out" | head -n 1))"
+grep -qx "ok - \[baseline 2node\] kernel log of the whole run is clean" "$tmp/out"
+tap $? "the whole kernel log is read"
+
+plan baseline-2node
+is "reuse=yes: an unchanged run is not booted again" "$(boots)" 1
+grep -q '^note reuse # \[baseline 2node\] reusing the run of' "$tmp/out" && grep -q '^ok - \[baseline 2node\] arg: thp_local' "$tmp/out"
+tap $? "a reused run says so and is checked again"
+ACCEL=kvm plan baseline-2node
+is "ACCEL is part of the key: ACCEL=kvm boots again" "$(boots)" 2
+tail -n 1 "$tmp/boots" | grep -qx 'boot accel=kvm'
+tap $? "ACCEL reaches run-guest"
+FRESH=1 plan baseline-2node
+is "FRESH=1 boots again" "$(boots)" 3
+plan patched-2node
+plan patched-2node
+is "reuse=no: booted every time" "$(boots)" 5
+
+run_command_of() { # run_command_of RUN
+	( TOPDIR=$T CACHE=$tmp/cache
+	  . "$T/tools/runs.sh"
+	  run_row check "$1" && run_command )
+}
+is "a command with quotes and redirections stays one argument" \
+	"$(run_command_of patched-epyc4-swap)" \
+	"run-tests.sh 'mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '\\''# swap on /dev/vdb'\\''' 'thp_usemem'"
+is "STRESS_SECONDS reaches {stress_seconds}" "$(STRESS_SECONDS=7 run_command_of debug-epyc4 | sed 's/.* \(.stress\)/\1/')" "'stress.sh 7'"
+
+FAKE_NO_BOOT=1 plan patched-cxl
+grep -q "^fail - \[patched cxl\] guest boots to userspace (console: $tmp/cache/runs/check-patched-cxl/console.log)" "$tmp/out"
+tap $? "a guest that never boots fails, naming its console log"
+
+names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
+is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
+is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
+is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost "
+
+tap_done
