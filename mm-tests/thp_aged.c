@@ -67,19 +67,50 @@ static void mark(const char *what, const char *mode)
 #define TRACE "/sys/kernel/tracing/"
 static bool have_trace;
 
+static const char *const wake_events[] = {
+	TRACE "events/vmscan/mm_vmscan_wakeup_kswapd/enable",
+	TRACE "events/compaction/mm_compaction_wakeup_kcompactd/enable",
+};
+static bool we_enabled[2];
+
+/*
+ * tools/run-guest enables both events on the kernel command line
+ * (trace_event=): enabling one at run time patches kernel text, which
+ * multi-threaded TCG sometimes turns into an "Oops: int3".  Enable them
+ * here only if the boot did not, and switch off only what we switched on.
+ */
 static void trace_setup(void)
 {
-	have_trace = !write_file(TRACE "events/vmscan/mm_vmscan_wakeup_kswapd/enable", "1") &&
-		     !write_file(TRACE "events/compaction/mm_compaction_wakeup_kcompactd/enable", "1");
-	write_file(TRACE "buffer_size_kb", "4096");
+	char buf[8];
+	unsigned int i;
+
+	have_trace = true;
+	for (i = 0; i < ARRAY_LEN(wake_events); i++) {
+		if (!read_file(wake_events[i], buf, sizeof(buf)) && buf[0] == '1')
+			continue;
+		we_enabled[i] = !write_file(wake_events[i], "1");
+		have_trace &= we_enabled[i];
+	}
 	write_file(TRACE "tracing_on", "1");
+}
+
+/* Empty the trace buffer: "echo > trace", which truncates. */
+static void trace_clear(void)
+{
+	int fd = open(TRACE "trace", O_WRONLY | O_TRUNC);
+
+	if (fd >= 0)
+		close(fd);
 }
 
 static void trace_off(void)
 {
-	write_file(TRACE "events/vmscan/mm_vmscan_wakeup_kswapd/enable", "0");
-	write_file(TRACE "events/compaction/mm_compaction_wakeup_kcompactd/enable", "0");
-	write_file(TRACE "trace", "");
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_LEN(wake_events); i++)
+		if (we_enabled[i])
+			write_file(wake_events[i], "0");
+	trace_clear();
 }
 
 /* Count order-9 wake-ups of @node's kswapd and kcompactd since the last call. */
@@ -101,7 +132,7 @@ static void trace_wakeups(long *kswapd, long *kcompactd)
 			(*kcompactd)++;
 	}
 	fclose(f);
-	write_file(TRACE "trace", "");
+	trace_clear();
 }
 
 /* ---- the node's memory ---------------------------------------------------- */
@@ -283,6 +314,7 @@ struct result {
 	long cnt[NR_CNT];
 	long kswapd9, kcompactd9;
 	char place[256];
+	long unplaced;
 	bool ok;
 };
 
@@ -309,7 +341,9 @@ static void fault_region(size_t len, bool madv, struct result *res)
 		placement_by_class(&pl, node, hist);
 		res->local_thp_pct = pl.pages ? (hist[0][SZ_THP] * 100 + pl.pages / 2) / pl.pages : 0;
 		placement_format(hist, pl.pages, res->place, sizeof(res->place));
-		res->ok = !pl.unplaced;
+		/* a page under migration by kcompactd has no node for a moment */
+		res->unplaced = pl.unplaced;
+		res->ok = pl.unplaced * 100 <= pl.pages;
 	}
 	munmap(buf, len);
 }
@@ -317,9 +351,10 @@ static void fault_region(size_t len, bool madv, struct result *res)
 static void report(const char *row, const char *mode, const char *defrag, bool madv,
 		   const struct result *r)
 {
-	printf("# aged %s|%s|%s|%s|%ld|%s|stall=%ld success=%ld pgscan_direct=%ld thp_fault_alloc=%ld thp_fault_fallback=%ld kswapd9=%ld kcompactd9=%ld\n",
+	printf("# aged %s|%s|%s|%s|%ld|%s|stall=%ld success=%ld pgscan_direct=%ld thp_fault_alloc=%ld thp_fault_fallback=%ld kswapd9=%ld kcompactd9=%ld unplaced=%ld\n",
 	       row, mode, defrag, madv ? "madvise" : "always", r->local_thp_pct, r->place,
-	       r->cnt[0], r->cnt[1], r->cnt[2], r->cnt[3], r->cnt[4], r->kswapd9, r->kcompactd9);
+	       r->cnt[0], r->cnt[1], r->cnt[2], r->cnt[3], r->cnt[4], r->kswapd9, r->kcompactd9,
+	       r->unplaced);
 	fflush(stdout);
 }
 
@@ -356,7 +391,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 		     bool madv, int reps)
 {
 	bool tiny_pcp = !strcmp(row, "aged-pcp");
-	long share[4][8], median[4];
+	long share[4][8], median[4], slack = SLACK;
 	char desc[128], why[128];
 	int m, k, rep, ok[4] = { 0 };
 	struct result r;
@@ -402,7 +437,18 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			median[m] = share[m][ok[m] / 2];
 		}
 	}
-	/* modes[0] is legacy when the kernel has it (see main()) */
+	/*
+	 * modes[0] is legacy when the kernel has it (see main()).  The
+	 * allowance is 2 points, or legacy's own spread over its runs where
+	 * that is wider: the state is made anew for every run, and the
+	 * per-cpu lists drain at their own pace while the region faults
+	 * (the pcp high decay of vmstat_update), so a mode that tries exactly
+	 * as hard as legacy still lands a few points either side of it.
+	 */
+	if (ok[0])
+		slack = share[0][ok[0] - 1] - share[0][0];
+	if (slack < SLACK)
+		slack = SLACK;
 	for (m = 0; m < nmodes; m++) {
 		if (!have_numa_fallback() && strcmp(modes[m], "legacy")) {
 			tap_skipped("numa_fallback knob missing", "%s %s", desc, modes[m]);
@@ -417,9 +463,9 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 				   desc, modes[m], median[m], reps);
 			continue;
 		}
-		tap_result(median[m] >= median[0] - SLACK,
-			   "%s %s: local THP median %ld%% >= legacy %ld%% - %d (%d runs each)",
-			   desc, modes[m], median[m], median[0], SLACK, reps);
+		tap_result(median[m] >= median[0] - slack,
+			   "%s %s: local THP median %ld%% >= legacy %ld%% - %ld (%d runs each)",
+			   desc, modes[m], median[m], median[0], slack, reps);
 	}
 }
 

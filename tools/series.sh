@@ -65,7 +65,7 @@ check() {
 	[ "$ok" = 1 ] && echo "ok - patch -p1 applies all $n patches in order"
 	worktree
 	for p in $patches; do
-		out=$(cd "$BASE" && ./scripts/checkpatch.pl --strict --no-signoff --terse \
+		out=$(cd "$BASE" && ./scripts/checkpatch.pl --strict --terse \
 			"$PATCHDIR/$p" 2>&1)
 		e=$(echo "$out" | grep -c ': ERROR:')
 		w=$(echo "$out" | grep -c ': WARNING:')
