@@ -42,7 +42,7 @@ TOOL=check
 . "$(dirname "$0")/lib.sh"
 . "$TOPDIR/tools/runs.sh"
 
-topos="2node epyc4 chain4 cxl"
+topos="2node epyc4 chain4 cxl 1node"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--topos) topos=$2; shift 2 ;;
@@ -228,6 +228,52 @@ for base in $(check_runs fg); do
 		result fail "legacy mode differs from the unpatched kernel on $what ($rows rows; $baseline_rows, $patched_rows)"
 		diff "$baseline_rows" "$patched_rows" | sed 's/^/# /'
 	fi
+done
+
+# thp_aged's rows: legacy on the patched kernel against the unpatched
+# kernel.  The states are made anew for every run, so "equal" means the
+# medians of the runs differ by no more than 2 points or the wider of the
+# two kernels' own spreads; a row measured once (the defer rows' second
+# region; the first is kcompactd's race with the faults) allows 2 points
+# or two 2M faults of its 96 MiB region (5 points).
+aged_compare() { # aged_compare BASELINE-LOG PATCHED-LOG
+	awk -F'|' '
+	FNR == 1 { f++ }
+	/^# aged / && $2 == "legacy" && $1 !~ /-1st$/ {
+		key = substr($1, 8) "|" $3 "|" $4
+		n[f, key]++; v[f, key, n[f, key]] = $5 + 0; keys[key] = 1
+	}
+	function stats(f, key,    i, j, t, c) {
+		c = n[f, key]
+		for (i = 1; i <= c; i++) a[i] = v[f, key, i]
+		for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		med = a[int(c / 2) + 1]; spread = a[c] - a[1]
+	}
+	END {
+		for (key in keys) {
+			if (!n[1, key] || !n[2, key]) { print "fail\t" key "\tmissing on " (n[1, key] ? "patched" : "baseline"); continue }
+			stats(1, key); mb = med; sb = spread
+			stats(2, key); mp = med; sp = spread
+			allow = 2; if (sb > allow) allow = sb; if (sp > allow) allow = sp
+			if (n[1, key] == 1 && allow < 5) allow = 5
+			d = mb - mp; if (d < 0) d = -d
+			printf("%s\t%s\tbaseline %d%%, patched legacy %d%% (medians of %d and %d runs, allowed %d)\n",
+				d <= allow ? "ok" : "fail", key, mb, mp, n[1, key], n[2, key], allow)
+		}
+	}' "$1" "$2" | sort -k2
+}
+for base in $(check_runs fg); do
+	case $base in baseline-*) ;; *) continue ;; esac
+	run_row check "$base"
+	case $r_cmds in *thp_aged*) ;; *) continue ;; esac
+	what=${base#baseline-}
+	aged_compare "$(run_dir check "$base")/output.log" "$(run_dir check "patched-$what")/output.log" \
+		>"$CACHE/logs/aged-legacy-$what.txt"
+	[ -s "$CACHE/logs/aged-legacy-$what.txt" ] ||
+		result fail "legacy mode's aged rows on $what: none found (logs: $(run_dir check "$base"), $(run_dir check "patched-$what"))"
+	while IFS='	' read -r verdict key text; do
+		result "$verdict" "legacy mode equals the unpatched kernel on $what, aged row $key: $text"
+	done <"$CACHE/logs/aged-legacy-$what.txt"
 done
 
 echo "# make check took $(($(date +%s) - start))s; $runs_reused guest runs were reused (FRESH=1 reruns them)"
