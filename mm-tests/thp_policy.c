@@ -13,6 +13,7 @@
 #include "placement.h"
 #include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <linux/mempolicy.h>
 #include <linux/userfaultfd.h>
@@ -266,6 +267,141 @@ static void test_memcg(const char *mode)
 		   mode, fb1 - fb0, cur);
 }
 
+static long cg_event(const char *cg, const char *name)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/memory.events", cg);
+	return proc_value(path, name);
+}
+
+/*
+ * A child in a 4 MiB memcg faults 16 MiB with MADV_HUGEPAGE from node 0,
+ * node 0 FRAG: node-first hands the PTE path a base page whose charge
+ * fails once the memcg is full.  That must end in the memcg OOM path once,
+ * as legacy's failed charge does, not in a second allocation and a second
+ * OOM.  Returns the oom and oom_kill events of the memcg.
+ */
+static bool memcg_oom_run(long *oom, long *kill)
+{
+	pid_t pid;
+	int st;
+
+	mkdir("/sys/fs/cgroup/thp_oom", 0755);
+	if (cg_write("thp_oom", "memory.max", "4M")) {
+		rmdir("/sys/fs/cgroup/thp_oom");
+		return false;
+	}
+	pid = fork();
+	if (pid == 0) {
+		size_t len = 16 * MB, i;
+		char *p;
+
+		cg_enter("thp_oom");
+		p = map_aligned(len);
+		if (!p || madvise(p, len, MADV_HUGEPAGE))
+			_exit(2);
+		for (i = 0; i < len; i += PAGE_SZ)
+			p[i] = 1;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	*oom = cg_event("thp_oom", "oom");
+	*kill = cg_event("thp_oom", "oom_kill");
+	rmdir("/sys/fs/cgroup/thp_oom");
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
+}
+
+static void test_memcg_oom(const char *mode)
+{
+	long oom = -1, kill = -1, loom = -1, lkill = -1;
+	bool killed, lkilled = false;
+
+	cg_write("", "cgroup.subtree_control", "+memory");
+	states(FRAG, FREE, FREE, FREE);
+	killed = memcg_oom_run(&oom, &kill);
+	if (have_numa_fallback() && strcmp(mode, "legacy")) {
+		thp_set("numa_fallback", "legacy");
+		lkilled = memcg_oom_run(&loom, &lkill);
+		thp_set("numa_fallback", mode);
+	} else {
+		lkilled = killed, loom = oom, lkill = kill;
+	}
+	states(FREE, FREE, FREE, FREE);
+	tap_result(killed && lkilled && oom >= 1 && oom <= loom && kill <= lkill,
+		   "%s: memory.max=4M, 16M fault, node0 FRAG: oom %ld, oom_kill %ld (legacy: oom %ld, oom_kill %ld)",
+		   mode, oom, kill, loom, lkill);
+}
+
+struct race {
+	char *p;
+	pthread_barrier_t *go;
+	int idx;
+};
+
+static void *race_fault(void *arg)
+{
+	struct race *r = arg;
+
+	pthread_barrier_wait(r->go);
+	r->p[r->idx * 8 * PAGE_SZ] = 1;
+	return NULL;
+}
+
+/*
+ * Four threads write-fault the same fresh 2M range at once, 64 ranges,
+ * node0 FRAG: the PMD path hands each loser a folio that it must free.
+ * memcg usage and node 0's free memory come back after munmap.
+ */
+static void test_handover_race(const char *mode)
+{
+	const int nthreads = 4, nranges = 64;
+	long cur0 = -1, cur1 = -1, free0, free1;
+	pthread_barrier_t go;
+	struct node_mem m;
+	char buf[64], *p;
+	bool ok = true;
+	int i, t;
+
+	cg_write("", "cgroup.subtree_control", "+memory");
+	mkdir("/sys/fs/cgroup/thp_race", 0755);
+	cg_enter("thp_race");
+	states(FRAG, FREE, FREE, FREE);
+	node_mem_read(0, &m);
+	free0 = m.free;
+	if (!read_file("/sys/fs/cgroup/thp_race/memory.current", buf, sizeof(buf)))
+		cur0 = atol(buf);
+	p = map_aligned(nranges * HPAGE_SZ);
+	ok = p && !madvise(p, nranges * HPAGE_SZ, MADV_HUGEPAGE);
+	for (i = 0; ok && i < nranges; i++) {
+		pthread_t th[4];
+		struct race r[4];
+
+		pthread_barrier_init(&go, NULL, nthreads);
+		for (t = 0; t < nthreads; t++) {
+			r[t] = (struct race){ p + i * HPAGE_SZ, &go, t };
+			ok &= !pthread_create(&th[t], NULL, race_fault, &r[t]);
+		}
+		for (t = 0; t < nthreads; t++)
+			pthread_join(th[t], NULL);
+		pthread_barrier_destroy(&go);
+	}
+	if (p)
+		munmap(p, nranges * HPAGE_SZ);
+	if (!read_file("/sys/fs/cgroup/thp_race/memory.current", buf, sizeof(buf)))
+		cur1 = atol(buf);
+	node_mem_read(0, &m);
+	free1 = m.free;
+	cg_enter("");
+	rmdir("/sys/fs/cgroup/thp_race");
+	states(FREE, FREE, FREE, FREE);
+	/* within 256 KiB of memcg usage and 2 MiB of node 0's free pages */
+	tap_result(ok && cur0 >= 0 && cur1 >= 0 && labs(cur1 - cur0) <= 256 * 1024 &&
+		   labs(free1 - free0) <= 512,
+		   "%s: %d threads fault each of %d fresh 2M ranges at once, node0 FRAG: memcg %ld -> %ld bytes, node0 free %ld -> %ld pages",
+		   mode, nthreads, nranges, cur0, cur1, free0, free1);
+}
+
 static void test_zone_reclaim(const char *mode)
 {
 	struct placement a, b;
@@ -368,7 +504,7 @@ int main(int argc, char **argv)
 	const char *modes = NULL;
 	char *mode_v[4];
 	int nmodes = 0, m, opt;
-	const int per_mode = 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
+	const int per_mode = 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1;
 
 	while ((opt = getopt(argc, argv, "m:")) != -1) {
 		if (opt != 'm') {
@@ -402,6 +538,8 @@ int main(int argc, char **argv)
 		test_interleave(mode_v[m]);
 		test_cpuset(mode_v[m]);
 		test_memcg(mode_v[m]);
+		test_memcg_oom(mode_v[m]);
+		test_handover_race(mode_v[m]);
 		test_zone_reclaim(mode_v[m]);
 		test_uffd(mode_v[m]);
 	}
