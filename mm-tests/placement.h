@@ -441,6 +441,27 @@ static inline int node_mem_read(int node, struct node_mem *m)
 	return 0;
 }
 
+/* Pages on the per-cpu lists of @nid's zones, all CPUs, from /proc/zoneinfo. */
+static inline long node_pcp_pages(int nid)
+{
+	char line[256];
+	bool in_node = false;
+	long sum = 0, v;
+	int n;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &n) == 1)
+			in_node = n == nid;
+		else if (in_node && sscanf(line, " count: %ld", &v) == 1)
+			sum += v;
+	}
+	fclose(f);
+	return sum;
+}
+
 /* Does @node really look like @s?  Fills @why when it does not. */
 static inline bool node_state_check(int node, enum nstate s, char *why, size_t len)
 {
