@@ -698,19 +698,28 @@ static inline int parse_modes(const char *arg, char **v, int max)
 
 /*
  * Which node and size a THP-eligible fault gets, given the state of each
- * node in zonelist order.  FREE gives either size, FRAG only small pages,
- * FULL nothing (without reclaim, which none of these paths needs).  LOW
- * (first position only) gives a huge page to the min-watermark attempt
- * that every mode makes on the node a fault starts from, and nothing else.
+ * node in zonelist order (@walk, from the node the walk starts from).
+ * FREE gives either size, FRAG only small pages, FULL nothing (without
+ * reclaim, which none of these paths needs).  LOW (first position only)
+ * gives a huge page to the min-watermark attempt that every mode makes on
+ * the node a fault starts from, and nothing else.  legacy goes node by
+ * node; node-first and guest go by distance class from walk[0] (nodes at
+ * equal distance are one step: every node of the class for the huge size,
+ * then every node for the small one).
  */
 static inline void expect(const char *mode, bool madvise, const enum nstate *st,
-		   int n, int *pos, int *sz)
+			  const int *walk, int n, int *pos, int *sz)
 {
-	int i;
+	int cls[MAX_NODES], ncls = 0, i, c;
 #define HUGE_OK(i) (st[i] == FREE || ((i) == 0 && st[i] == LOW))
 #define SMALL_OK(i) (st[i] == FREE || st[i] == FRAG)
 #define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
 
+	for (i = 0; i < n; i++) {
+		cls[i] = dist_class(walk[0], walk[i]);
+		if (cls[i] + 1 > ncls)
+			ncls = cls[i] + 1;
+	}
 	if (!strcmp(mode, "legacy")) {
 		/* 6.12: local THP, then (madvised) THP anywhere, then 4k. */
 		if (HUGE_OK(0))
@@ -722,18 +731,22 @@ static inline void expect(const char *mode, bool madvise, const enum nstate *st,
 			if (SMALL_OK(i))
 				GOT(i, SZ_4K);
 	} else if (!strcmp(mode, "node-first")) {
-		for (i = 0; i < n; i++) {
-			if (HUGE_OK(i))
-				GOT(i, SZ_THP);
-			if (SMALL_OK(i))
-				GOT(i, SZ_4K);
+		for (c = 0; c < ncls; c++) {
+			for (i = 0; i < n; i++)
+				if (cls[i] == c && HUGE_OK(i))
+					GOT(i, SZ_THP);
+			for (i = 0; i < n; i++)
+				if (cls[i] == c && SMALL_OK(i))
+					GOT(i, SZ_4K);
 		}
-	} else {	/* guest: small pages trail huge ones by one node */
-		for (i = 0; i <= n; i++) {
-			if (i < n && HUGE_OK(i))
-				GOT(i, SZ_THP);
-			if (i > 0 && SMALL_OK(i - 1))
-				GOT(i - 1, SZ_4K);
+	} else {	/* guest: small pages trail huge ones by one class */
+		for (c = 0; c <= ncls; c++) {
+			for (i = 0; c < ncls && i < n; i++)
+				if (cls[i] == c && HUGE_OK(i))
+					GOT(i, SZ_THP);
+			for (i = 0; c > 0 && i < n; i++)
+				if (cls[i] == c - 1 && SMALL_OK(i))
+					GOT(i, SZ_4K);
 		}
 	}
 	*pos = -1;

@@ -133,7 +133,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	munmap(buf, len);
 	reset_states();
 
-	expect(mode, madv, st, n, &pos, &sz);
+	expect(mode, madv, st, walk, n, &pos, &sz);
 	placement_by_class(&pl, cpu_node, hist);
 	memset(want, 0, sizeof(want));
 	cls = pos >= 0 ? dist_class(cpu_node, walk[pos]) : -1;
