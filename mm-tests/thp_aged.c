@@ -388,6 +388,17 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 
 	snprintf(desc, sizeof(desc), "%s node%d defrag=%s %s", row, node, defrag,
 		 madv ? "madvise" : "always");
+	/*
+	 * One run of the row first, not measured: a state is made right
+	 * after the previous region was freed, and a region of the previous
+	 * row (all THP, say) leaves different pages on the per-cpu lists
+	 * than one of this row.  The first measured run then follows a run
+	 * of its own row, like the others.
+	 */
+	thp_set("enabled", madv ? "madvise" : "always");
+	thp_set("defrag", defrag);
+	if (make_state(false, why, sizeof(why)) == 0)
+		fault_region(region_mib << 20, madv, &r);
 	for (rep = 0; rep < reps; rep++) {
 		for (k = 0; k < nmodes; k++) {
 			m = (k + rep) % nmodes;
