@@ -715,8 +715,23 @@ static inline void expect(const char *mode, bool madvise, const enum nstate *st,
 #define SMALL_OK(i) (st[i] == FREE || st[i] == FRAG)
 #define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
 
+	/*
+	 * Classes among the walk's own nodes (a policy or cpuset may leave a
+	 * distance out): the rank of each node's distance from walk[0].
+	 */
 	for (i = 0; i < n; i++) {
-		cls[i] = dist_class(walk[0], walk[i]);
+		int j, k, d = slit[walk[0]][walk[i]];
+
+		cls[i] = 0;
+		for (j = 0; j < n; j++) {
+			bool seen = false;
+
+			if (slit[walk[0]][walk[j]] >= d)
+				continue;
+			for (k = 0; k < j; k++)
+				seen |= slit[walk[0]][walk[k]] == slit[walk[0]][walk[j]];
+			cls[i] += !seen;
+		}
 		if (cls[i] + 1 > ncls)
 			ncls = cls[i] + 1;
 	}
