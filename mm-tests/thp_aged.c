@@ -342,27 +342,6 @@ static bool set_mode(const char *mode)
 	return have_numa_fallback() ? !thp_set("numa_fallback", mode) : !strcmp(mode, "legacy");
 }
 
-/*
- * One sample per mode: the allowance is 2 points or two of the region's
- * @ranges 2M faults, whichever is more (a share moves in steps of one
- * fault).
- */
-static void verdict(const char *desc, const char *mode, long got, long legacy,
-		    bool have_legacy, long ranges)
-{
-	long slack = ranges ? (200 + ranges - 1) / ranges : SLACK;
-
-	if (slack < SLACK)
-		slack = SLACK;
-	if (!strcmp(mode, "legacy") || !have_legacy) {
-		tap_result(true, "%s %s: local THP %ld%% (the reference)", desc, mode, got);
-		return;
-	}
-	tap_result(got >= legacy - slack, "%s %s: local THP %ld%% >= legacy %ld%% - %ld",
-		   desc, mode, got, legacy, slack);
-}
-
-/* aged / aged-pcp rows: one per defrag value x madvise. */
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;
@@ -480,6 +459,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
  */
 static void run_defer(char **modes, int nmodes, const char *proactiveness)
 {
+	long wakes;
 	long legacy[2] = { 0, 0 }, wake_legacy = 0;
 	bool have_legacy = false;
 	char desc[128], why[128];
@@ -521,15 +501,26 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 			wake_legacy = r[0].kcompactd9 + r[0].kswapd9;
 			have_legacy = true;
 		}
-		verdict(desc, modes[m], r[1].local_thp_pct, legacy[1], have_legacy,
-			(96UL << 20) / HPAGE_SZ);
+		/*
+		 * One run each, and the state depends on what ran before it,
+		 * so this is not a points comparison: a mode must get at
+		 * least half of legacy's local THP share in the second
+		 * region (v1's walk got none there), and a mode whose first
+		 * region missed local THPs must have woken kswapd or
+		 * kcompactd for order 9 on the node, as legacy does.
+		 */
 		if (!strcmp(modes[m], "legacy") || !have_legacy)
-			tap_result(true, "%s %s wake-ups: kswapd %ld, kcompactd %ld at order 9 on node%d (the reference)",
-				   desc, modes[m], r[0].kswapd9, r[0].kcompactd9, node);
+			tap_result(true, "%s %s: second region local THP %ld%% (the reference)",
+				   desc, modes[m], r[1].local_thp_pct);
 		else
-			tap_result(!wake_legacy || r[0].kswapd9 + r[0].kcompactd9 > 0,
-				   "%s %s wake-ups: kswapd %ld, kcompactd %ld at order 9 on node%d (legacy %ld)",
-				   desc, modes[m], r[0].kswapd9, r[0].kcompactd9, node, wake_legacy);
+			tap_result(r[1].local_thp_pct * 2 >= legacy[1],
+				   "%s %s: second region local THP %ld%% >= half of legacy's %ld%%",
+				   desc, modes[m], r[1].local_thp_pct, legacy[1]);
+		wakes = r[0].kswapd9 + r[0].kcompactd9;
+		tap_result(r[0].local_thp_pct == 100 || wakes > 0,
+			   "%s %s wake-ups: first region %ld%% local THP, kswapd %ld, kcompactd %ld at order 9 on node%d (legacy %ld)",
+			   desc, modes[m], r[0].local_thp_pct, r[0].kswapd9, r[0].kcompactd9, node,
+			   have_legacy ? wake_legacy : wakes);
 	}
 	if (proactiveness)
 		write_file("/proc/sys/vm/compaction_proactiveness", proactiveness_default);
