@@ -242,6 +242,23 @@ static void fragmenter(int nid, bool stay, int fd)
 	_exit(0);
 }
 
+/*
+ * Before each state is made: the nodestate module's "free" drains every
+ * CPU's per-cpu lists (drain_all_pages()).  A region freed by the run
+ * before leaves its pages there, 2M ones included, and those would be
+ * free huge pages for the next run whatever the fragmenter does; so every
+ * run starts from empty lists.  This is the only drain the test does, and
+ * it comes before the state is made: the lists the fragmenter's exit
+ * fills are left as the kernel leaves them.
+ */
+static bool reset_lists(void)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/nodestate/node%d", node);
+	return !write_file(path, "free");
+}
+
 /* Run the fragmenter; returns its pid when it stays alive, 0 when it has exited. */
 static pid_t make_state(bool stay, char *why, size_t len)
 {
@@ -251,6 +268,7 @@ static pid_t make_state(bool stay, char *why, size_t len)
 
 	if (pipe(p))
 		return -1;
+	reset_lists();
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
@@ -608,6 +626,8 @@ int main(int argc, char **argv)
 		 node, free_kb / 1024, region_mib,
 		 sysctl_long("/proc/sys/vm/compaction_proactiveness"),
 		 sysctl_long("/proc/sys/vm/watermark_boost_factor"));
+	if (!reset_lists())
+		tap_diag("no nodestate module: the per-cpu lists are not emptied before each state (runs depend on the run before)");
 	trace_setup();
 	if (!have_trace)
 		tap_diag("tracepoints mm_vmscan_wakeup_kswapd/mm_compaction_wakeup_kcompactd not available: wake-ups print -1");
