@@ -403,9 +403,13 @@ static void test_handover_race(const char *mode)
 	cg_enter("");
 	rmdir("/sys/fs/cgroup/thp_race");
 	states(FREE, FREE, FREE, FREE);
-	/* within 64 KiB of memcg usage and 1 MiB of node 0's free pages */
-	tap_result(ok && cur0 >= 0 && cur1 >= 0 && labs(cur1 - cur0) <= 64 * 1024 &&
-		   labs(free1 - free0) <= 256,
+	/*
+	 * A leaked folio raises the memcg's usage and lowers the node's free
+	 * pages: allow 64 KiB and 1 MiB of that (usage may also drop, as the
+	 * threads' kernel stacks go).
+	 */
+	tap_result(ok && cur0 >= 0 && cur1 >= 0 && cur1 - cur0 <= 64 * 1024 &&
+		   free0 - free1 <= 256,
 		   "%s: %d threads fault each of %d fresh 2M ranges at once, node0 FRAG: memcg %ld -> %ld bytes, node0 free+pcp %ld -> %ld pages",
 		   mode, nthreads, nranges, cur0, cur1, free0, free1);
 }
