@@ -14,9 +14,9 @@
  *  movable  (-r defer) the child keeps its one page per block and stays
  *           alive; the state is made under defrag=never.  Compaction can
  *           free the blocks; defrag=defer relies on kcompactd for it.
- *           Run twice: with compaction_proactiveness at its default (where
- *           proactive compaction may rebuild the blocks before the first
- *           fault) and at 0, where only the wake-ups can.
+ *           compaction_proactiveness stays at its default (proactive
+ *           compaction may rebuild blocks before the first fault); -P
+ *           adds the row again with it at 0, where only the wake-ups can.
  *
  * Each row is made and measured in every mode in turn (legacy first), in
  * one boot: a region is faulted from the node's CPU with the row's defrag
@@ -28,7 +28,7 @@
  * mm_compaction_wakeup_kcompactd) are printed beside each row.
  *
  *   thp_aged [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...]
- *            [-R reps] [-T trace-instance]
+ *            [-R reps] [-P] [-T trace-instance]
  *
  * -R: how many times each mode makes and measures each aged row (3; the
  * medians are compared).
@@ -552,9 +552,10 @@ int main(int argc, char **argv)
 	const char *modes_arg = NULL, *rows = "all", *defrag_arg = NULL;
 	char *modes[4], *defrag[8], *list;
 	int nmodes, ndefrag = 0, opt, m, d, planned, reps = 3;
+	bool proactive0 = false;
 	long free_kb;
 
-	while ((opt = getopt(argc, argv, "m:n:r:s:d:T:R:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:r:s:d:T:R:P")) != -1) {
 		switch (opt) {
 		case 'm': modes_arg = optarg; break;
 		case 'n': node = atoi(optarg); break;
@@ -562,11 +563,12 @@ int main(int argc, char **argv)
 		case 's': region_mib = strtoul(optarg, NULL, 10); break;
 		case 'd': defrag_arg = optarg; break;
 		case 'R': reps = atoi(optarg); break;
+		case 'P': proactive0 = true; break;
 		case 'T':
 			snprintf(marker, sizeof(marker), TRACE "instances/%s/trace_marker", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...] [-R reps] [-T instance]\n",
+			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...] [-R reps] [-P] [-T instance]\n",
 				argv[0]);
 			return 2;
 		}
@@ -606,7 +608,7 @@ int main(int argc, char **argv)
 	if (strcmp(rows, "defer"))
 		planned += nmodes * (2 * ndefrag + 1);
 	if (strcmp(rows, "aged"))
-		planned += nmodes * 4;
+		planned += nmodes * (proactive0 ? 4 : 2);
 	if (node >= (nr_nodes ? nr_nodes : 1) || node_first_cpu(node) < 0) {
 		tap_plan(1);
 		tap_skipped("the node needs memory and a CPU", "thp_aged node%d", node);
@@ -641,7 +643,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(rows, "aged")) {
 		run_defer(modes, nmodes, NULL);
-		run_defer(modes, nmodes, "0");
+		if (proactive0)
+			run_defer(modes, nmodes, "0");
 	}
 	trace_off();
 	return tap_finish();
