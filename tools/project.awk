@@ -9,7 +9,8 @@
 #
 # For each placement: the projected mean cost (sum of share x cost), the
 # oracle (the cheapest page the node states left: a FREE node offers THP
-# and 4k, a FRAG node 4k only, a FULL node nothing; nodes past the row's
+# and 4k, a FRAG node 4k only, a FULL node nothing, a LOW node first in
+# the walk THP only (its min-watermark attempt); nodes past the row's
 # states are FREE) and the gap between the two, in percentage points.
 # A share on a class/size the table has no cost for makes the projection
 # "n/a"; so does an option without a cost that no known option dominates
@@ -64,11 +65,13 @@ FNR == 1 && $1 == "kernel" { next }
 	split("", avail)
 	for (i = 1; i <= nc; i++) {
 		s = i <= ns ? st[i] : "FREE"
-		if (s == "FULL")
+		if (s == "FULL" || (s == "LOW" && i > 1))
 			continue
 		for (z = 1; z <= 2; z++) {
 			size = z == 1 ? "THP" : "4k"
-			if (size == "THP" && s != "FREE")
+			if (size == "THP" && s != "FREE" && s != "LOW")
+				continue
+			if (size == "4k" && s == "LOW")
 				continue
 			key = "D" cls[i] " " size
 			if (!(key in cost)) {

@@ -293,7 +293,7 @@ done
 	echo "Each measured placement above, weighed with a cost table (% over local"
 	echo "THP per distance class and page size). The oracle is the cheapest page"
 	echo "the scenario's node states left (FREE: THP or 4k; FRAG: 4k; FULL:"
-	echo "none); the bracket is each mode's distance from it. Cells with"
+	echo "none; LOW, first in the walk: THP); the bracket is each mode's distance from it. Cells with"
 	echo "memory on a class the table has no number for are n/a."
 	projection_tables
 	echo
