@@ -404,11 +404,13 @@ static void test_handover_race(const char *mode)
 	rmdir("/sys/fs/cgroup/thp_race");
 	states(FREE, FREE, FREE, FREE);
 	/*
-	 * A leaked folio raises the memcg's usage and lowers the node's free
-	 * pages: allow 64 KiB and 1 MiB of that (usage may also drop, as the
-	 * threads' kernel stacks go).
+	 * A folio leaked per lost race would be 768 pages (3 MiB) of memcg
+	 * usage and of node 0's free pages.  Allow 512 KiB and 1 MiB: the
+	 * KASAN kernel keeps freed slab objects (VMAs, anon_vmas) in its
+	 * quarantine for a while, 68 KiB of charged slab in one run, and
+	 * usage may also drop as the threads' kernel stacks go.
 	 */
-	tap_result(ok && cur0 >= 0 && cur1 >= 0 && cur1 - cur0 <= 64 * 1024 &&
+	tap_result(ok && cur0 >= 0 && cur1 >= 0 && cur1 - cur0 <= 512 * 1024 &&
 		   free0 - free1 <= 256,
 		   "%s: %d threads fault each of %d fresh 2M ranges at once, node0 FRAG: memcg %ld -> %ld bytes, node0 free+pcp %ld -> %ld pages",
 		   mode, nthreads, nranges, cur0, cur1, free0, free1);
