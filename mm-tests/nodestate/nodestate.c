@@ -160,34 +160,6 @@ static unsigned long ns_target(struct zone *zone, enum ns_state state)
 	return ULONG_MAX;
 }
 
-/*
- * Keep the first chunk we hold in each pageblock, so no block can merge to
- * pageblock order again, and give the other chunks back while the zone is
- * below the target of @state.
- */
-static void ns_give_back(struct ns_node *n, enum ns_state state)
-{
-	struct page *page, *next;
-	struct xarray seen;
-
-	xa_init(&seen);
-	list_for_each_entry_safe(page, next, &n->held, lru) {
-		unsigned long block = page_to_pfn(page) >> pageblock_order;
-		struct zone *zone = page_zone(page);
-
-		if (!xa_load(&seen, block) &&
-		    !xa_err(xa_store(&seen, block, xa_mk_value(1), GFP_KERNEL)))
-			continue;
-		if (zone_page_state(zone, NR_FREE_PAGES) >= ns_target(zone, state))
-			continue;
-		list_del(&page->lru);
-		__free_pages(page, NS_CHUNK);
-		n->nr_held--;
-		cond_resched();
-	}
-	xa_destroy(&seen);
-}
-
 static int ns_cmp_pfn(void *priv, const struct list_head *a,
 		      const struct list_head *b)
 {
@@ -198,24 +170,35 @@ static int ns_cmp_pfn(void *priv, const struct list_head *a,
 }
 
 /*
- * LOW: give chunks back in pfn order, so they complete whole pageblocks,
- * while the zone is below the target.
+ * Give chunks back while the zone is below the target of @state.  FRAG and
+ * FULL keep the first chunk we hold in each pageblock, so no block can
+ * merge to pageblock order again; LOW gives them back in pfn order instead,
+ * so that they complete whole pageblocks.
  */
-static void ns_give_back_blocks(struct ns_node *n)
+static void ns_give_back(struct ns_node *n, enum ns_state state)
 {
+	bool keep_one = state != NS_LOW;
 	struct page *page, *next;
+	struct xarray seen;
 
-	list_sort(NULL, &n->held, ns_cmp_pfn);
+	xa_init(&seen);
+	if (!keep_one)
+		list_sort(NULL, &n->held, ns_cmp_pfn);
 	list_for_each_entry_safe(page, next, &n->held, lru) {
+		unsigned long block = page_to_pfn(page) >> pageblock_order;
 		struct zone *zone = page_zone(page);
 
-		if (zone_page_state(zone, NR_FREE_PAGES) >= ns_target(zone, NS_LOW))
+		if (keep_one && !xa_load(&seen, block) &&
+		    !xa_err(xa_store(&seen, block, xa_mk_value(1), GFP_KERNEL)))
+			continue;
+		if (zone_page_state(zone, NR_FREE_PAGES) >= ns_target(zone, state))
 			continue;
 		list_del(&page->lru);
 		__free_pages(page, NS_CHUNK);
 		n->nr_held--;
 		cond_resched();
 	}
+	xa_destroy(&seen);
 }
 
 /*
@@ -280,10 +263,7 @@ static int ns_set(int nid, enum ns_state state)
 	if (state == NS_FREE)
 		return 0;
 	ns_take_all(nid, n);
-	if (state == NS_LOW)
-		ns_give_back_blocks(n);
-	else
-		ns_give_back(n, state);
+	ns_give_back(n, state);
 	if (state == NS_FRAG)
 		ns_pin_used_blocks(nid, n);
 	n->state = state;
