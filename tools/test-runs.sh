@@ -31,15 +31,16 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 		if (!index(topos, " " $4 " ")) bad = bad " topo"
 		if ($5 !~ /^(-|node-first|guest|legacy)$/) bad = bad " mode"
 		if ($6 !~ /^(-|[0-9]+)$/) bad = bad " swap"
-		if ($7 !~ /^(yes|no)$/) bad = bad " reuse"
-		if ($8 !~ /^(fg|bg|alone)$/) bad = bad " start"
-		if ($9 !~ /^[0-9]+$/) bad = bad " timeout"
-		if (NF < 10) bad = bad " commands"
+		if ($7 !~ /^(-|[0-9]+)$/) bad = bad " scratch"
+		if ($8 !~ /^(yes|no)$/) bad = bad " reuse"
+		if ($9 !~ /^(fg|bg|alone)$/) bad = bad " start"
+		if ($10 !~ /^[0-9]+$/) bad = bad " timeout"
+		if (NF < 11) bad = bad " commands"
 		if (seen[$1 " " $2]++) bad = bad " name(twice)"
 		if (bad != "") print NR ":" bad
 	}' "$REAL/tools/runs.conf" >"$tmp/bad-rows"
 [ ! -s "$tmp/bad-rows" ]
-tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
+tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
 
 # ---- a tree with stand-ins ---------------------------------------------------
 T=$tmp/tree
