@@ -19,10 +19,13 @@
  * The workload (-j threads on node 0's CPUs) faults a MADV_HUGEPAGE region
  * 2M step by 2M step and times each step's first touch (every 4k page
  * written).  The fault phase lasts at least -f seconds (the steps are paced).
- *  - normal: one region per mode (-s MiB each), the modes taking turns
- *    step by step (numa_fallback switched between steps, outside the
- *    timing, the first mode rotating per run), so they meet the same
- *    background; then khugepaged runs at the kernel's defaults for Pd
+ *  - normal: -n regions (3; at least one per mode, region k in mode
+ *    k mod modes, so the unpatched kernel faults as much as the patched
+ *    one) of -s MiB, taking turns step by step (numa_fallback switched
+ *    between steps, outside the timing, the first rotating per run), so
+ *    the modes meet the same background; mapped in an order that rotates
+ *    per run (khugepaged scans by address); then khugepaged runs at the
+ *    kernel's defaults for Pd
  *    seconds and at a fast setting (pages_to_scan 4096,
  *    scan_sleep_millisecs 100) for Pf seconds (-P Pd,Pf), the regions
  *    still mapped, and the defaults are put back.
@@ -33,7 +36,7 @@
  * watermark_boost_factor and khugepaged keep the kernel's defaults except
  * in the fast khugepaged phase; all of them are printed.
  *
- *   thp_challenge [-m modes] [-R runs] [-s MiB] [-v PCT] [-F MiB] [-C PCT]
+ *   thp_challenge [-m modes] [-R runs] [-n regions] [-s MiB] [-v PCT] [-F MiB] [-C PCT]
  *                 [-a s] [-f s] [-P Pd,Pf] [-j threads] [-b PCT]
  *
  * TAP: per variant, mode and run, every page of the region is present and
@@ -63,6 +66,7 @@
 #include <sys/wait.h>
 
 #define MAX_MODES	3
+#define MAX_REGIONS	6
 #define MAX_THREADS	8
 #define MPOL_BIND_	2
 #define MNT		"/tmp/thp-challenge"
@@ -79,7 +83,7 @@ static int reps = 3, nthreads = 1, vm_pct = 80, churn_pct = 15, node1_pct;
 static double age_s = 3, fault_s = 5, post_default_s = 10, post_fast_s = 10;
 static size_t region_mib, cache_mib;
 static char *modes[MAX_MODES];
-static int nmodes;
+static int nmodes, nregions = 3;
 static long node0_kb;
 
 /* what the children report back, in shared memory */
@@ -353,6 +357,7 @@ struct region {
 	double *lat;		/* us per step */
 	long cnt[NR_CNT];	/* vmstat deltas over its steps */
 	const char *mode;
+	char run[32];		/* "2", or "2.1" for a mode's second region in run 2 */
 };
 
 static struct region *cur;
@@ -421,7 +426,7 @@ static void read_node0_cpus(void)
 
 /* ---- the sampler: every region's placement, every second ------------------- */
 
-static struct region *sreg[MAX_MODES];
+static struct region *sreg[MAX_REGIONS];
 static int nsreg;
 static const char *s_variant, *s_phase = "fault";
 static int s_rep;
@@ -442,8 +447,8 @@ static void sample_once(void)
 			continue;
 		placement_by_class(&pl, 0, hist);
 		placement_format(hist, pl.pages, h, sizeof(h));
-		printf("# challenge-sample %s|%s|%d|%s|%.1f|%s|faulted=%ld%%\n", s_variant,
-		       sreg[i]->mode, s_rep, s_phase, t, h,
+		printf("# challenge-sample %s|%s|%s|%s|%.1f|%s|faulted=%ld%%\n", s_variant,
+		       sreg[i]->mode, sreg[i]->run, s_phase, t, h,
 		       pl.pages ? ((pl.pages - pl.unplaced) * 100 + pl.pages / 2) / pl.pages : 0);
 		samples++;
 	}
@@ -552,12 +557,12 @@ static bool verify(struct region *r, bool bound, char *h, size_t hlen, char *why
 		return false;
 	}
 	if (pl.unplaced)
-		tap_diag("%s run %d: %ld pages were under migration at the first read; each had a node within 2 s",
-			 r->mode, s_rep, pl.unplaced);
+		tap_diag("%s run %s: %ld pages were under migration at the first read; each had a node within 2 s",
+			 r->mode, r->run, pl.unplaced);
 	return true;
 }
 
-static void print_result(const char *variant, struct region *r, int rep, const char *h)
+static void print_result(const char *variant, struct region *r, const char *h)
 {
 	double *v = malloc(r->steps * sizeof(double));
 	int q;
@@ -566,13 +571,13 @@ static void print_result(const char *variant, struct region *r, int rep, const c
 		return;
 	memcpy(v, r->lat, r->steps * sizeof(double));
 	qsort(v, r->steps, sizeof(double), cmp_double);
-	printf("# challenge-result %s|%s|%d|%ld|p50=%.0f p90=%.0f p99=%.0f max=%.0f|%s|"
+	printf("# challenge-result %s|%s|%s|%ld|p50=%.0f p90=%.0f p99=%.0f max=%.0f|%s|"
 	       "compact_stall=%ld compact_success=%ld pgscan_direct=%ld pgsteal=%ld "
 	       "thp_fault_alloc=%ld thp_fault_fallback=%ld thp_collapse_alloc=%ld\n",
-	       variant, r->mode, rep, r->steps, pct(v, r->steps, 0.5), pct(v, r->steps, 0.9),
+	       variant, r->mode, r->run, r->steps, pct(v, r->steps, 0.5), pct(v, r->steps, 0.9),
 	       pct(v, r->steps, 0.99), v[r->steps - 1], h, r->cnt[0], r->cnt[1], r->cnt[2],
 	       r->cnt[3] + r->cnt[4], r->cnt[5], r->cnt[6], r->cnt[7]);
-	printf("# challenge-cdf|%s|%s|%d|", variant, r->mode, rep);
+	printf("# challenge-cdf|%s|%s|%s|", variant, r->mode, r->run);
 	for (q = 0; q <= 100; q++)
 		printf("%s%.0f", q ? " " : "", v[(long)((r->steps - 1) * q / 100.0 + 0.5)]);
 	printf("\n");
@@ -580,11 +585,12 @@ static void print_result(const char *variant, struct region *r, int rep, const c
 	free(v);
 }
 
-static bool region_map(struct region *r, size_t len, const char *mode, bool bind)
+static bool region_map(struct region *r, size_t len, const char *mode, const char *run, bool bind)
 {
 	unsigned long mask = 1;
 
 	memset(r, 0, sizeof(*r));
+	snprintf(r->run, sizeof(r->run), "%s", run);
 	r->len = len;
 	r->steps = len / HPAGE_SZ;
 	r->mode = mode;
@@ -675,32 +681,45 @@ static void sampler_end(void)
 
 static long churn_runs, churn_partway;
 
-/* The normal variant's run @rep: every mode's region, turn by turn. */
+/*
+ * The normal variant's run @rep: @nregions regions (at least one per
+ * mode; region k runs modes[k % nmodes]), turn by turn, so a kernel
+ * without the knob faults as much memory as one with it.  The regions are
+ * mapped in an order that rotates per run: khugepaged scans an mm by
+ * address, so no mode's region is always scanned first.
+ */
 static void run_normal(int rep)
 {
-	struct region reg[MAX_MODES];
-	char h[256], why[256];
-	bool ok[MAX_MODES];
+	struct region reg[MAX_REGIONS];
+	int nreg = nregions > nmodes ? nregions : nmodes, k, m;
+	char h[256], why[256], tag[32];
+	bool ok[MAX_REGIONS];
 	long coll0, coll;
 	pid_t churn;
-	int m;
 
-	for (m = 0; m < nmodes; m++)
-		if (!region_map(&reg[m], region_mib << 20, modes[m], false)) {
-			for (m = 0; m < nmodes; m++)
-				tap_result(false, "challenge normal %s run %d # cannot map the region", modes[m], rep);
+	for (k = 0; k < nreg; k++) {
+		m = (k + rep) % nreg;
+		if (m < nmodes)
+			snprintf(tag, sizeof(tag), "%d", rep);
+		else
+			snprintf(tag, sizeof(tag), "%d.%d", rep, m / nmodes);
+		if (!region_map(&reg[m], region_mib << 20, modes[m % nmodes], tag, false)) {
+			for (m = 0; m < nreg; m++)
+				tap_result(false, "challenge normal %s run %d # cannot map the region",
+					   modes[m % nmodes], rep);
 			return;
 		}
+	}
 	churn = start_child(churn_child, 1000 + rep);
 	churn_runs++;
 	sleep_s(age_s);
-	sampler_start("normal", rep, reg, nmodes);
-	churn_partway += fault_phase(reg, nmodes, rep % nmodes, churn);
-	for (m = 0; m < nmodes; m++) {
-		ok[m] = verify(&reg[m], false, h, sizeof(h), why, sizeof(why));
-		print_result("normal", &reg[m], rep, h);
-		if (!ok[m])
-			tap_diag("normal %s run %d after faulting: %s", modes[m], rep, why);
+	sampler_start("normal", rep, reg, nreg);
+	churn_partway += fault_phase(reg, nreg, rep % nreg, churn);
+	for (k = 0; k < nreg; k++) {
+		ok[k] = verify(&reg[k], false, h, sizeof(h), why, sizeof(why));
+		print_result("normal", &reg[k], h);
+		if (!ok[k])
+			tap_diag("normal %s run %s after faulting: %s", reg[k].mode, reg[k].run, why);
 	}
 
 	/* khugepaged: the kernel's defaults, then the fast setting */
@@ -708,10 +727,10 @@ static void run_normal(int rep)
 	s_phase = "post-default";
 	sleep_s(post_default_s);
 	coll = vmstat("thp_collapse_alloc");
-	for (m = 0; post_default_s > 0 && m < nmodes; m++) {
-		ok[m] &= verify(&reg[m], false, h, sizeof(h), why, sizeof(why));
-		printf("# challenge-khugepaged normal|%s|%d|default|%.1f|%s|collapsed=%ld\n",
-		       modes[m], rep, (now_ns() - s_t0) / 1e9, h, coll - coll0);
+	for (k = 0; post_default_s > 0 && k < nreg; k++) {
+		ok[k] &= verify(&reg[k], false, h, sizeof(h), why, sizeof(why));
+		printf("# challenge-khugepaged normal|%s|%s|default|%.1f|%s|collapsed=%ld\n",
+		       reg[k].mode, reg[k].run, (now_ns() - s_t0) / 1e9, h, coll - coll0);
 	}
 	kh_fast();
 	s_phase = "post-fast";
@@ -719,18 +738,18 @@ static void run_normal(int rep)
 	kh_restore();
 	coll = vmstat("thp_collapse_alloc");
 	sampler_end();
-	for (m = 0; post_fast_s > 0 && m < nmodes; m++) {
-		ok[m] &= verify(&reg[m], false, h, sizeof(h), why, sizeof(why));
-		printf("# challenge-khugepaged normal|%s|%d|fast|%.1f|%s|collapsed=%ld\n",
-		       modes[m], rep, (now_ns() - s_t0) / 1e9, h, coll - coll0);
+	for (k = 0; post_fast_s > 0 && k < nreg; k++) {
+		ok[k] &= verify(&reg[k], false, h, sizeof(h), why, sizeof(why));
+		printf("# challenge-khugepaged normal|%s|%s|fast|%.1f|%s|collapsed=%ld\n",
+		       reg[k].mode, reg[k].run, (now_ns() - s_t0) / 1e9, h, coll - coll0);
 	}
 	fflush(stdout);
-	for (m = 0; m < nmodes; m++) {
-		tap_result(ok[m], "challenge normal %s run %d: every page of %zu MiB present, on a node, counted once, after faulting and after khugepaged",
-			   modes[m], rep, region_mib);
-		if (!ok[m])
+	for (k = 0; k < nreg; k++) {
+		tap_result(ok[k], "challenge normal %s run %s: every page of %zu MiB present, on a node, counted once, after faulting and after khugepaged",
+			   reg[k].mode, reg[k].run, region_mib);
+		if (!ok[k])
 			tap_diag("%s", why);
-		region_unmap(&reg[m]);
+		region_unmap(&reg[k]);
 	}
 }
 
@@ -738,7 +757,7 @@ static void run_normal(int rep)
 static void run_vm(int rep)
 {
 	size_t len = (size_t)node0_kb * vm_pct / 100 / 2048 * HPAGE_SZ;
-	char h[256], why[256];
+	char h[256], why[256], tag[32];
 	struct region r;
 	pid_t churn;
 	int k, m;
@@ -746,7 +765,8 @@ static void run_vm(int rep)
 
 	for (k = 0; k < nmodes; k++) {
 		m = (k + rep) % nmodes;
-		if (!region_map(&r, len, modes[m], true)) {
+		snprintf(tag, sizeof(tag), "%d", rep);
+		if (!region_map(&r, len, modes[m], tag, true)) {
 			tap_result(false, "challenge vm %s run %d # cannot map and bind the region", modes[m], rep);
 			region_unmap(&r);
 			continue;
@@ -758,7 +778,7 @@ static void run_vm(int rep)
 		churn_partway += fault_phase(&r, 1, 0, churn);
 		sampler_end();
 		ok = verify(&r, true, h, sizeof(h), why, sizeof(why));
-		print_result("vm", &r, rep, h);
+		print_result("vm", &r, h);
 		tap_result(ok, "challenge vm %s run %d: every page of %zu MiB present, on node0 (MPOL_BIND), counted once",
 			   modes[m], rep, len >> 20);
 		if (!ok)
@@ -829,7 +849,8 @@ static void print_settings(void)
 		    node1_pct);
 	print_param("aging before each run s", "%.1f", age_s);
 	print_param("fault phase s (at least)", "%.1f", fault_s);
-	print_param("normal region MiB", "%zu per mode, MADV_HUGEPAGE, modes taking turns step by step", region_mib);
+	print_param("normal regions", "%d of %zu MiB (region k in modes[k mod %d]), MADV_HUGEPAGE, taking turns step by step, mapped in an order that rotates per run",
+		    nregions > nmodes ? nregions : nmodes, region_mib, nmodes);
 	print_param("vm region", vm_pct ? "%d%% of node0, MPOL_BIND node0, MADV_HUGEPAGE" : "not run", vm_pct);
 	print_param("khugepaged phases s", "%.1f default, then %.1f fast", post_default_s, post_fast_s);
 	print_param("threads", "%d on node0's CPUs (%d)", nthreads, nr_node0_cpus);
@@ -847,7 +868,7 @@ int main(int argc, char **argv)
 	int opt, rep, i, planned;
 	bool cache_ok;
 
-	while ((opt = getopt(argc, argv, "m:R:s:v:F:C:a:f:P:j:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:R:n:s:v:F:C:a:f:P:j:b:")) != -1) {
 		switch (opt) {
 		case 'm': modes_arg = optarg; break;
 		case 'R': reps = atoi(optarg); break;
@@ -864,16 +885,17 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'j': nthreads = atoi(optarg); break;
+		case 'n': nregions = atoi(optarg); break;
 		case 'b': node1_pct = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-m modes] [-R runs] [-s MiB] [-v PCT] [-F MiB] [-C PCT] [-a s] [-f s] [-P Pd,Pf] [-j threads] [-b PCT]\n",
+			fprintf(stderr, "usage: %s [-m modes] [-R runs] [-n regions] [-s MiB] [-v PCT] [-F MiB] [-C PCT] [-a s] [-f s] [-P Pd,Pf] [-j threads] [-b PCT]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if ((region_mib && region_mib < 2) || reps < 1 || reps > 20 || nthreads < 1 || nthreads > MAX_THREADS || vm_pct < 0 ||
+	if ((region_mib && region_mib < 2) || nregions < 1 || nregions > MAX_REGIONS || reps < 1 || reps > 20 || nthreads < 1 || nthreads > MAX_THREADS || vm_pct < 0 ||
 	    vm_pct > 95 || churn_pct < 1 || churn_pct > 50 || node1_pct < 0 || node1_pct > 90) {
-		fprintf(stderr, "thp_challenge: -s 2 or more, -R 1-20, -j 1-%d, -v 0-95, -C 1-50, -b 0-90\n", MAX_THREADS);
+		fprintf(stderr, "thp_challenge: -s 2 or more, -n 1-6, -R 1-20, -j 1-%d, -v 0-95, -C 1-50, -b 0-90\n", MAX_THREADS);
 		return 2;
 	}
 	nmodes = parse_modes(modes_arg, modes, MAX_MODES);
@@ -890,7 +912,7 @@ int main(int argc, char **argv)
 		cache_mib = node0_kb / 1024 * 5 / 4;
 	if (node1_pct && nr_nodes < 2)
 		node1_pct = 0;
-	planned = nmodes * reps * (vm_pct ? 2 : 1) + 2;
+	planned = ((nregions > nmodes ? nregions : nmodes) + (vm_pct ? nmodes : 0)) * reps + 2;
 	tap_plan(planned);
 	thp_save();
 	kh_save();
