@@ -317,7 +317,6 @@ challenge_section() {
 		echo "(no aged-memory run)"
 		return
 	fi
-	f=$(ls "$R"/challenge-*-patched.log 2>/dev/null | head -n 1)
 	echo
 	echo "thpchallenge-style: a background load ages the memory (page cache bigger than node0"
 	echo "on ext4 on a virtio disk, read back in a loop; an anonymous churn process on node0"
@@ -338,9 +337,25 @@ challenge_section() {
 	echo "**Fault latencies are TCG times** (software emulation, 4 vCPUs on 2 host cores):"
 	echo "compare them as ratios between modes of one run, never as absolute numbers."
 	echo
-	echo "Settings (kernel defaults unless named; from the patched epyc4 run):"
-	echo
-	guest_output "$f" challenge-param | awk -F'\t' '{ printf("- %s: %s\n", $2, $3) }'
+	# every setting of the first patched run, then what another run set otherwise
+	first=
+	for f in "$R"/challenge-*-patched.log "$R"/challenge-*-baseline.log; do
+		[ -f "$f" ] || continue
+		b=${f##*/challenge-}
+		b=${b%.log}
+		guest_output "$f" challenge-param | cut -f2,3 >"$R/plots/params-$b.txt"
+		if [ -z "$first" ]; then
+			first=$b
+			echo "Settings of the $(echo "$b" | tr - ' ') run (kernel defaults unless named):"
+			echo
+			awk -F'\t' '{ printf("- %s: %s\n", $1, $2) }' "$R/plots/params-$b.txt"
+		else
+			awk -F'\t' -v b="$(echo "$b" | tr - ' ')" 'NR == FNR { v[$1] = $2; next }
+				$1 in v && v[$1] != $2 { d = d sprintf("%s%s: %s", d == "" ? "" : "; ", $1, $2) }
+				END { if (d != "") printf("- %s run: %s\n", b, d) }' "$R/plots/params-$first.txt" "$R/plots/params-$b.txt"
+		fi
+	done
+	rm -f "$R"/plots/params-*.txt
 	for g in "$R"/challenge-*-*.log; do
 		b=${g##*/challenge-}
 		b=${b%.log}
