@@ -114,7 +114,7 @@ bench_run faultcost
 cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
 cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
 
-say "step 7/7: aged memory (thp_challenge) on $topo and 1node, patched and baseline kernels (about $([ "$quick" = 1 ] && echo 2 || echo 7) min)"
+say "step 7/7: aged memory (thp_challenge) on $topo and 1node, patched and baseline kernels (about $([ "$quick" = 1 ] && echo 1 || echo 8) min)"
 for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; do
 	topo_saved=$runs_topo
 	case $name in *-1node) runs_topo= ;; esac

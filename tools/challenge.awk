@@ -107,7 +107,7 @@ $3 == "challenge-khugepaged" {
 	next
 }
 $3 == "challenge-sample" && what == "timeline" && $1 == topo && $4 == variant {
-	s = $2 ":" $5
+	s = $2 == "baseline" ? "stock 6.12" : $5
 	if (!(s in sseen)) { sseen[s] = 1; series[++nser] = s }
 	local_remote($9, lr)
 	b = int($8 + 0.5)
@@ -118,7 +118,7 @@ $3 == "challenge-sample" && what == "timeline" && $1 == topo && $4 == variant {
 	next
 }
 $3 == "challenge-cdf" && what == "cdf" && $1 == topo && $4 == variant {
-	s = $2 ":" $5
+	s = $2 == "baseline" ? "stock 6.12" : $5
 	if (!(s in sseen)) { sseen[s] = 1; series[++nser] = s }
 	n = split($7, q, " ")
 	for (i = 1; i <= n; i++)

@@ -303,10 +303,10 @@ if [ -s "$R/challenge.tsv" ]; then
 	awk -F'\t' '$3 == "challenge-result" { print $1 "\t" $4 }' "$R/challenge.tsv" | sort -u |
 		while IFS='	' read -r ct cv; do
 			challenge -v what=timeline -v topo="$ct" -v variant="$cv" "$R/challenge.tsv" >"$R/plots/challenge-share-$ct-$cv.dat"
-			lineplot "challenge-share-$ct-$cv" "Aged memory, $ct, $cv region: local THP share over time (mean of the runs)" \
+			lineplot "challenge-share-$ct-$cv" "Aged memory, $ct, $cv: local THP share over time, mean of the runs" \
 				"seconds since the first fault" "% of the region that is local THP" "$R/plots/challenge-share-$ct-$cv.dat"
 			challenge -v what=cdf -v topo="$ct" -v variant="$cv" "$R/challenge.tsv" >"$R/plots/challenge-cdf-$ct-$cv.dat"
-			lineplot "challenge-cdf-$ct-$cv" "Aged memory, $ct, $cv region: fault latency per 2M step (TCG time; quantiles, mean of the runs)" \
+			lineplot "challenge-cdf-$ct-$cv" "Aged memory, $ct, $cv: us per 2M step (TCG), quantiles, mean of the runs" \
 				"us per 2M step (log)" "percentile" "$R/plots/challenge-cdf-$ct-$cv.dat" logx
 		done
 fi
