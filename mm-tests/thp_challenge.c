@@ -646,9 +646,12 @@ static bool fault_phase(struct region *reg, int nreg, int first, pid_t churn)
 				r->cnt[i] += a[i] - b[i];
 		}
 		if (c == rounds / 2 && churn > 0) {
-			kill(churn, SIGTERM);
+			/* it must still be running, and die of this signal */
+			bool alive = !kill(churn, SIGTERM);
+
 			waitpid(churn, &st, 0);
-			churn_killed = c + 1 < rounds || rounds == 1;
+			churn_killed = alive && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM &&
+				       (c + 1 < rounds || rounds == 1);
 		}
 		/* paced: round c ends no earlier than its share of fault_s */
 		sleep_s(s_t0 / 1e9 + fault_s * (c + 1) / rounds - now_ns() / 1e9);
