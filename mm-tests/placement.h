@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/klog.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -215,6 +216,12 @@ static inline int thp_set(const char *knob, const char *val)
 static inline bool have_numa_fallback(void)
 {
 	return access(THP_DIR "numa_fallback", F_OK) == 0;
+}
+
+/* Switch numa_fallback; a kernel without the knob runs legacy only. */
+static inline bool fallback_mode_set(const char *mode)
+{
+	return have_numa_fallback() ? !thp_set("numa_fallback", mode) : !strcmp(mode, "legacy");
 }
 
 /* ---- topology ------------------------------------------------------------ */
@@ -676,6 +683,50 @@ static inline long proc_value(const char *path, const char *name)
 static inline long vmstat(const char *name)
 {
 	return proc_value("/proc/vmstat", name);
+}
+
+/* Several /proc/vmstat counters from one read; a missing one reads 0. */
+static inline void vmstat_many(const char *const *names, int n, long *v)
+{
+	char line[256], key[128];
+	long val;
+	int i;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	for (i = 0; i < n; i++)
+		v[i] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld", key, &val) == 2)
+			for (i = 0; i < n; i++)
+				if (!strcmp(key, names[i]))
+					v[i] = val;
+	fclose(f);
+}
+
+/* ---- timing and quantiles ------------------------------------------------ */
+
+static inline double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @p quantile of @v[0..n) (nearest rank); sorts @v. */
+static inline double pct(double *v, int n, double p)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(int)((n - 1) * p + 0.5)];
 }
 
 /*

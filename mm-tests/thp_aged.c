@@ -355,11 +355,6 @@ static void report(const char *row, const char *mode, const char *defrag, bool m
 	fflush(stdout);
 }
 
-static bool set_mode(const char *mode)
-{
-	return have_numa_fallback() ? !thp_set("numa_fallback", mode) : !strcmp(mode, "legacy");
-}
-
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;
@@ -399,7 +394,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 	for (rep = 0; rep < reps; rep++) {
 		for (k = 0; k < nmodes; k++) {
 			m = (k + rep) % nmodes;
-			if (!set_mode(modes[m]))
+			if (!fallback_mode_set(modes[m]))
 				continue;
 			thp_set("enabled", madv ? "madvise" : "always");
 			thp_set("defrag", defrag);
@@ -492,7 +487,7 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 	tap_diag("compaction_proactiveness %ld%s", sysctl_long("/proc/sys/vm/compaction_proactiveness"),
 		 proactiveness ? " (set for this row, so only the wake-ups rebuild blocks)" : " (the default)");
 	for (m = 0; m < nmodes; m++) {
-		if (!set_mode(modes[m])) {
+		if (!fallback_mode_set(modes[m])) {
 			tap_skipped("numa_fallback knob missing or refused the mode", "%s %s", desc, modes[m]);
 			tap_skipped("numa_fallback knob missing or refused the mode", "%s %s wake-ups", desc, modes[m]);
 			continue;

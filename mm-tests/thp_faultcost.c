@@ -29,7 +29,6 @@
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #define MAX_MODES 3
 #define MAX_REPS 101
@@ -50,27 +49,6 @@ struct run {
 
 static struct run runs[MAX_MODES][MAX_REPS];
 static long deltas[MAX_MODES][NR_COUNTERS];
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[(int)((n - 1) * p + 0.5)];
-}
 
 /* Median over the repetitions of mode @m of the double at @off in struct run. */
 static double median(int m, int reps, size_t off)
@@ -110,21 +88,7 @@ static int tracepoint_open(void)
 /* All counters from one read of /proc/vmstat. */
 static void vmstat_all(long *v)
 {
-	char line[256], key[128];
-	unsigned int i;
-	long val;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	for (i = 0; i < NR_COUNTERS; i++)
-		v[i] = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %ld", key, &val) == 2)
-			for (i = 0; i < NR_COUNTERS; i++)
-				if (!strcmp(key, counters[i]))
-					v[i] = val;
-	fclose(f);
+	vmstat_many(counters, NR_COUNTERS, v);
 }
 
 static uint64_t tp_read(int fd)

@@ -8,9 +8,12 @@
 #   2. placement of every scenario set in each numa_fallback mode, and on
 #      the unpatched baseline kernel
 #   3. fault cost A/B: node-first and guest against legacy, same boot
-#   4. projected access latency: placements x cost tables (tools/costs/,
+#   4. aged memory (thp_challenge, thpchallenge-style): THP share by
+#      distance and size over time, fault latency, khugepaged recovery,
+#      on the topology and on 1node, each mode and the baseline kernel
+#   5. projected access latency: placements x cost tables (tools/costs/,
 #      plus the guest's own numa-lat table and any --cost FILE)
-#   5. the report: results/<date>/report.md, CSV files and plots
+#   6. the report: results/<date>/report.md, CSV files and plots
 #
 # --quick cuts the repetitions and scenario sets for a smoke run.
 #
@@ -60,10 +63,10 @@ bench_run() { # bench_run NAME: one run of the plan, its directory in $run
 	say "$1: done in $(($(date +%s) - t)) s; output $run/output.log"
 }
 
-say "step 1/6: kernels (patched, baseline)"
+say "step 1/7: kernels (patched, baseline)"
 "$TOPDIR/tools/kernel.sh" patched
 "$TOPDIR/tools/kernel.sh" baseline
-say "step 2/6: guest image and benchmark programs"
+say "step 2/7: guest image and benchmark programs"
 "$TOPDIR/rootfs/build.sh" >/dev/null
 "$TOPDIR/tools/stage.sh" patched baseline
 
@@ -71,16 +74,16 @@ mkdir -p "$out"
 echo "make bench${TOPO:+ TOPO=$TOPO}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 
-say "step 3/6: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
+say "step 3/7: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
 bench_run numa-lat
 guest_output "$run/output.log" text | awk -F'\t' '$2 == "numactl" { print $3 }' >"$out/topology.txt"
 for e in md csv json cost; do
 	[ -f "$run/numa-lat.$e" ] && cp "$run/numa-lat.$e" "$out/"
 done
 
-say "step 4/6: placement, patched kernel, modes node-first, guest, legacy"
+say "step 4/7: placement, patched kernel, modes node-first, guest, legacy"
 bench_run placement-patched
-say "step 5/6: placement, baseline (unpatched 6.12) kernel"
+say "step 5/7: placement, baseline (unpatched 6.12) kernel"
 bench_run placement-baseline
 {
 	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes"
@@ -106,10 +109,20 @@ bench_run placement-baseline
 	done
 } >"$out/placement-tap.txt"
 
-say "step 6/6: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
+say "step 6/7: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
 bench_run faultcost
 cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
 cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
+
+say "step 7/7: aged memory (thp_challenge) on $topo and 1node, patched and baseline kernels (about $([ "$quick" = 1 ] && echo 1 || echo 8) min)"
+for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; do
+	topo_saved=$runs_topo
+	case $name in *-1node) runs_topo= ;; esac
+	bench_run "$name"
+	runs_topo=$topo_saved
+	# the row's topology and kernel, as run_row read them
+	cp "$run/output.log" "$out/challenge-$r_topo-$r_flavour.log" 2>/dev/null || true
+done
 
 say "report: projections, tables and plots"
 # shellcheck disable=SC2086

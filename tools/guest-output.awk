@@ -55,6 +55,20 @@
 #   # aged ROW|MODE|DEFRAG|MADVISE|LOCAL_THP%|HIST|COUNTERS
 #     -> aged  ROW  MODE  DEFRAG  MADVISE  LOCAL_THP%  HIST  COUNTERS
 # (aged-trace.sh's "# aged-trace MODE: ..." summaries are text.)
+# thp_challenge (make bench's aged-memory runs; HIST as above, over the
+# whole region, so shares add up to the faulted part):
+#   # challenge-param|NAME|VALUE          challenge-param  NAME  VALUE
+#   # challenge-sample VARIANT|MODE|RUN|PHASE|T|HIST|faulted=PCT%
+#     -> challenge-sample  VARIANT  MODE  RUN  PHASE  T  HIST  faulted=PCT%
+#   # challenge-result VARIANT|MODE|RUN|STEPS|p50=US p90=US p99=US max=US|HIST|COUNTERS
+#     -> challenge-result  VARIANT  MODE  RUN  STEPS  LATENCIES  HIST  COUNTERS
+#   # challenge-khugepaged VARIANT|MODE|RUN|SETTING|T|HIST|collapsed=N
+#     -> challenge-khugepaged  VARIANT  MODE  RUN  SETTING  T  HIST  collapsed=N
+#   # challenge-cdf|VARIANT|MODE|RUN|Q0 ... Q100   challenge-cdf  VARIANT  MODE  RUN  QUANTILES
+#   # challenge-load|NAME|VALUE           challenge-load  NAME  VALUE
+# VARIANT: normal or vm; PHASE: fault, post-default, post-fast; SETTING
+# (khugepaged): default or fast; T: seconds since the run's first fault;
+# COUNTERS: "compact_stall=N compact_success=N ..." over the mode's steps.
 #
 # selftests-mm.sh, one section per program of the tree's selftests/mm:
 #   # selftest PROG starts            selftest-start  PROG
@@ -216,7 +230,11 @@ function five_hist_last(kind, l,    n, f, hist, i) {
 }
 /^# placement / { five_hist_last("placement", substr($0, 13)); next }
 /^# aged [^|]*\|/ { five_hist_last("aged", substr($0, 8)); next }
-/^# (faultcost|faultcost-[a-z]+|usemem)\|/ {
+/^# challenge-(sample|result|khugepaged) [^|]*\|/ {
+	five_hist_last($2, substr($0, length($2) + 4))
+	next
+}
+/^# (faultcost|faultcost-[a-z]+|usemem|challenge-param|challenge-cdf|challenge-load)\|/ {
 	l = substr($0, 3)
 	kind = l
 	sub(/\|.*/, "", kind)

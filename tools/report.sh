@@ -7,9 +7,10 @@
 #   tools/report.sh RESULTS_DIR [extra.cost ...]
 #
 # RESULTS_DIR holds what tools/bench.sh collected: topology.txt,
-# numa-lat.{md,csv,cost}, placement.csv, faultcost.log, perf-faultcost.txt.
-# Writes report.md, projection.csv, faultcost.csv and plots/*.{svg,png}
-# there, and prints report.md.
+# numa-lat.{md,csv,cost}, placement.csv, faultcost.log, perf-faultcost.txt,
+# challenge-<topology>-<kernel>.log (the aged-memory runs).
+# Writes report.md, projection.csv, faultcost.csv, challenge*.csv and
+# plots/*.{svg,png} there, and prints report.md.
 set -eu
 TOOL=report
 . "$(dirname "$0")/lib.sh"
@@ -242,6 +243,152 @@ for c in $COSTS; do
 		"% over all-D0-THP" "$R/plots/projection-$i.dat"
 done
 
+# ---- aged memory (thp_challenge) ---------------------------------------------
+# challenge.tsv: every record of the aged runs, prefixed by topology and kernel
+: >"$R/challenge.tsv"
+for f in "$R"/challenge-*-*.log; do
+	[ -f "$f" ] || continue
+	b=${f##*/challenge-}
+	b=${b%.log}
+	guest_output "$f" challenge-result,challenge-khugepaged,challenge-sample,challenge-cdf |
+		awk -v t="${b%-*}" -v k="${b##*-}" '{ print t "\t" k "\t" $0 }' >>"$R/challenge.tsv"
+done
+challenge() { awk -f "$TOPDIR/tools/challenge.awk" "$@"; }
+if [ -s "$R/challenge.tsv" ]; then
+	challenge -v what=runs "$R/challenge.tsv" >"$R/challenge-runs.csv"
+	challenge -v what=summary "$R/challenge.tsv" >"$R/challenge.csv"
+	{
+		echo "table,topology,kernel,variant,mode,projected_median_range"
+		for c in $COSTS; do
+			name=$(sed -n 's/^name[[:space:]]*//p' "$c" | head -n 1 | tr , ';')
+			challenge -v what=project -v cost="$c" "$c" "$R/challenge.tsv" | sed "s|^|$name,|"
+		done
+	} >"$R/challenge-projection.csv"
+fi
+
+lineplot() { # lineplot NAME TITLE XLABEL YLABEL DATAFILE [logx]
+	command -v gnuplot >/dev/null || return 0
+	cols=$(head -n 1 "$5" | awk -F'\t' '{ print NF }')
+	[ "$cols" -ge 2 ] || return 0
+	for t in svg png; do
+		case $t in
+		svg) term="svg size 1000,520 dynamic background rgb 'white'" ;;
+		png) term="pngcairo size 1000,520"
+			gnuplot -e 'set terminal pngcairo' 2>/dev/null || term="png size 1000,520" ;;
+		esac
+		if [ "${6:-}" = logx ]; then
+			# a CDF: latency on x (log), quantile on y
+			using='using i:1'
+			extra='set logscale x'
+		else
+			using='using 1:i'
+			extra='set yrange [0:100]'
+		fi
+		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for $1.$t; see $R/plots/gnuplot.log"
+			set terminal $term
+			set output '$R/plots/$1.$t'
+			set title "$2"
+			set xlabel "$3"
+			set ylabel "$4"
+			set datafile separator "\t"
+			set datafile missing "?"
+			set key outside right top
+			set grid
+			$extra
+			plot for [i=2:$cols] '$5' $using with linespoints pointsize 0.5 title columnheader(i)
+		EOF
+	done
+}
+if [ -s "$R/challenge.tsv" ]; then
+	awk -F'\t' '$3 == "challenge-result" { print $1 "\t" $4 }' "$R/challenge.tsv" | sort -u |
+		while IFS='	' read -r ct cv; do
+			challenge -v what=timeline -v topo="$ct" -v variant="$cv" "$R/challenge.tsv" >"$R/plots/challenge-share-$ct-$cv.dat"
+			lineplot "challenge-share-$ct-$cv" "Aged memory, $ct, $cv: local THP share over time, mean of the runs" \
+				"seconds since the first fault" "% of the region that is local THP" "$R/plots/challenge-share-$ct-$cv.dat"
+			challenge -v what=cdf -v topo="$ct" -v variant="$cv" "$R/challenge.tsv" >"$R/plots/challenge-cdf-$ct-$cv.dat"
+			lineplot "challenge-cdf-$ct-$cv" "Aged memory, $ct, $cv: us per 2M step (TCG), quantiles, mean of the runs" \
+				"us per 2M step (log)" "percentile" "$R/plots/challenge-cdf-$ct-$cv.dat" logx
+		done
+fi
+
+challenge_section() {
+	if [ ! -s "$R/challenge.tsv" ]; then
+		echo
+		echo "(no aged-memory run)"
+		return
+	fi
+	echo
+	echo "thpchallenge-style: a background load ages the memory (page cache bigger than node0"
+	echo "on ext4 on a virtio disk, read back in a loop; an anonymous churn process on node0"
+	echo "that is killed halfway through each fault phase) while threads on node0 fault a"
+	echo "MADV_HUGEPAGE region 2M step by 2M step, each step's first touch timed. **normal**:"
+	echo "three regions taking turns step by step in one boot, one per mode (on the unpatched"
+	echo "kernel all three legacy, so it faces the same demand: its 'runs' counts 9 regions),"
+	echo "then khugepaged at its defaults and at a fast setting with the regions still mapped"
+	echo "(khugepaged scans by address; the mapping order rotates per run). **vm**: per mode"
+	echo "in turn, a region of most of node0 bound to node0 (MPOL_BIND). Shares are of the"
+	echo "region, page by page (move_pages, PAGEMAP_SCAN, kpageflags), at the end of the fault"
+	echo "phase; cells are the median over the runs and (min-max). 'stock 6.12' is the"
+	echo "unpatched kernel, booted separately (same settings, its own runs). Counters are"
+	echo "vmstat deltas over the mode's own fault steps (the background load's own reclaim"
+	echo "and compaction in those windows included); 'collapsed' is thp_collapse_alloc over"
+	echo "both khugepaged phases, all the run's regions together."
+	echo
+	echo "**Fault latencies are TCG times** (software emulation, 4 vCPUs on 2 host cores):"
+	echo "compare them as ratios between modes of one run, never as absolute numbers."
+	echo
+	# every setting of the first patched run, then what another run set otherwise
+	first=
+	for f in "$R"/challenge-*-patched.log "$R"/challenge-*-baseline.log; do
+		[ -f "$f" ] || continue
+		b=${f##*/challenge-}
+		b=${b%.log}
+		guest_output "$f" challenge-param | cut -f2,3 >"$R/plots/params-$b.txt"
+		if [ -z "$first" ]; then
+			first=$b
+			echo "Settings of the $(echo "$b" | tr - ' ') run (kernel defaults unless named):"
+			echo
+			awk -F'\t' '{ printf("- %s: %s\n", $1, $2) }' "$R/plots/params-$b.txt"
+		else
+			awk -F'\t' -v b="$(echo "$b" | tr - ' ')" 'NR == FNR { v[$1] = $2; next }
+				$1 in v && v[$1] != $2 { d = d sprintf("%s%s: %s", d == "" ? "" : "; ", $1, $2) }
+				END { if (d != "") printf("- %s run: %s\n", b, d) }' "$R/plots/params-$first.txt" "$R/plots/params-$b.txt"
+		fi
+	done
+	rm -f "$R"/plots/params-*.txt
+	for g in "$R"/challenge-*-*.log; do
+		b=${g##*/challenge-}
+		b=${b%.log}
+		guest_output "$g" tap | awk -F'\t' -v b="$b" '$2 != "ok" { bad++ } END { if (bad) printf("\n**%s: %d checks failed (see its log)**\n", b, bad) }'
+	done
+	challenge -v what=table "$R/challenge.tsv"
+	echo
+	echo "Projected access cost of each run's last placement (after both khugepaged phases"
+	echo "for normal, end of faulting for vm), % over all-D0-THP, median (min-max) over the"
+	echo "runs; n/a where a share lies on a class the table has no cost for."
+	echo
+	echo "| topology | kernel | variant | mode |$(for c in $COSTS; do printf ' %s |' "$(sed -n 's/^name[[:space:]]*//p' "$c" | head -n 1 | tr , ';')"; done)"
+	echo "|---|---|---|---|$(for c in $COSTS; do printf -- '---|'; done)"
+	awk -F, 'NR > 1 {
+		k = $2 "," $3 "," $4 "," $5
+		if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		if (!($1 in tseen)) { tseen[$1] = 1; tabs[++nt] = $1 }
+		v[k, $1] = $6
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			split(order[i], f, ",")
+			printf("| %s | %s | %s | %s |", f[1], f[2] == "baseline" ? "stock 6.12" : f[2], f[3], f[4])
+			for (j = 1; j <= nt; j++)
+				printf(" %s |", v[order[i], tabs[j]])
+			printf("\n")
+		}
+	}' "$R/challenge-projection.csv"
+	echo
+	echo "Plots: plots/challenge-share-TOPOLOGY-VARIANT.{svg,png} (local THP share against"
+	echo "time, every mode) and plots/challenge-cdf-TOPOLOGY-VARIANT.{svg,png} (latency CDF)."
+}
+
 # ---- the report ----------------------------------------------------------
 {
 	echo "# make bench results"
@@ -288,7 +435,10 @@ done
 	echo "## 4. Fault cost A/B"
 	faultcost_tables
 	echo
-	echo "## 5. Projected access latency"
+	echo "## 5. Aged memory (thp_challenge)"
+	challenge_section
+	echo
+	echo "## 6. Projected access latency"
 	echo
 	echo "Each measured placement above, weighed with a cost table (% over local"
 	echo "THP per distance class and page size). The oracle is the cheapest page"
@@ -300,6 +450,8 @@ done
 	echo "## Files"
 	echo
 	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv,"
-	echo "faultcost.csv, faultcost.log, plots/*.svg and plots/*.png."
+	echo "faultcost.csv, faultcost.log, challenge-*.log (the aged-memory runs),"
+	echo "challenge.csv (summary), challenge-runs.csv (every run),"
+	echo "challenge-projection.csv, plots/*.svg and plots/*.png."
 } >"$R/report.md"
 cat "$R/report.md"

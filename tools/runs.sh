@@ -26,10 +26,10 @@ runs_t0=$(date +%s)
 run_dir() { echo "$CACHE/runs/$1-$2"; }
 
 # run_row PLAN NAME: the row's fields in r_flavour, r_topo, r_mode, r_swap,
-# r_reuse, r_start, r_timeout, r_cmds; 1 if the plan has no such run
+# r_scratch, r_reuse, r_start, r_timeout, r_cmds; 1 if the plan has no such run
 run_row() {
 	r_cmds=
-	while read -r r_plan r_name r_flavour r_topo r_mode r_swap r_reuse r_start r_timeout r_cmds; do
+	while read -r r_plan r_name r_flavour r_topo r_mode r_swap r_scratch r_reuse r_start r_timeout r_cmds; do
 		[ "$r_plan" = "$1" ] && [ "$r_name" = "$2" ] && break
 		r_cmds=
 	done <"$RUNS_CONF"
@@ -39,7 +39,7 @@ run_row() {
 
 run_names() { # run_names PLAN START [TOPOS]
 	awk -v p="$1" -v s="$2" -v topos=" ${3:-} " -v over="$runs_topo" '
-		$1 == p && $8 == s && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) { print $2 }' \
+		$1 == p && $9 == s && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) { print $2 }' \
 		"$RUNS_CONF"
 }
 
@@ -70,7 +70,8 @@ run_command() {
 
 # What a run depends on; a recorded run with the same key is reused:
 # the kernel image, the runner and guest init script, the guest image's
-# recipe, the topology, accelerator, mode, swap and timeout, the command,
+# recipe, the topology, accelerator, mode, swap, scratch disk and timeout,
+# the command,
 # the staged files the command can use, and the QEMU version.  The
 # selftests/mm runs depend on the staged selftests and their scripts only,
 # not on the project's test programs, so those can change without a
@@ -81,6 +82,7 @@ run_key() { # run_key GUEST-COMMAND
 	  "$TOPDIR/rootfs/build.sh" --path
 	  awk -v t="$r_topo" '$1 == t' "$TOPDIR/tools/topologies.conf"
 	  echo "accel=${ACCEL:-tcg} mode=$r_mode swap=$r_swap timeout=$r_timeout"
+	  [ "$r_scratch" = - ] || echo "scratch=$r_scratch"
 	  printf '%s\n' "$1"
 	  case $1 in
 	  *selftests-mm*) find "$CACHE/stage/selftests" "$CACHE/stage/bin/selftests-mm.sh" \
@@ -109,6 +111,7 @@ run_start() { # run_start PLAN NAME
 	set -- --kernel "$r_flavour" --topo "$r_topo" --accel "${ACCEL:-tcg}" --out "$r_dir" --timeout "$r_timeout"
 	[ "$r_mode" = - ] || set -- "$@" --mode "$r_mode"
 	[ "$r_swap" = - ] || set -- "$@" --swap "$r_swap"
+	[ "$r_scratch" = - ] || set -- "$@" --scratch "$r_scratch"
 	( QUIET=1 "$TOPDIR/tools/run-guest" "$@" -- "$r_command" >/dev/null 2>"$r_dir.err" &&
 		if [ -n "$r_key" ]; then echo "$r_key" >"$r_dir/key"; fi ) &
 	runs_pids="$runs_pids $r_dir=$!"

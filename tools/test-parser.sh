@@ -51,6 +51,22 @@ is "aged: fields, the histogram kept whole" \
 is "aged: aged-trace.sh's summaries are text of its command" \
 	"$(guest_output "$a" text | awk -F'\t' '$2 == "aged-trace.sh"' | wc -l | tr -d ' ')" 1
 
+# ---- thp_challenge ------------------------------------------------------------
+h=$F/bench-challenge.output.log
+is "challenge: settings" "$(count "$h" challenge-param)" 28
+is "challenge: a setting's name and value" "$(guest_output "$h" challenge-param | awk -F'\t' '$2 == "khugepaged/scan_sleep_millisecs" { print $3 }')" 10000
+is "challenge: one result per variant, mode and run" "$(count "$h" challenge-result)" 6
+is "challenge: a result's fields, the histogram kept whole" \
+	"$(guest_output "$h" challenge-result | sed -n 1p | awk -F'\t' '{ print NF "|" $2 "|" $3 "|" $5 "|" $6 "|" $7 }')" \
+	"8|normal|node-first|61|p50=1558 p90=21380 p99=25445 max=39125|D0 THP 75% | D0 4k 1% | D1 THP 20% | D1 4k 4% | D2 THP 0% | D2 4k 0%"
+is "challenge: samples, vm ones included" "$(count "$h" challenge-sample)|$(count "$h" challenge-sample vm)" "54|24"
+is "challenge: a sample's phase, time and faulted share" \
+	"$(guest_output "$h" challenge-sample | awk -F'\t' '$5 == "post-fast"' | sed -n 1p | cut -f5,6,8 | tr '\t' '|')" "post-fast|7.0|faulted=100%"
+is "challenge: khugepaged lines, default and fast" "$(guest_output "$h" challenge-khugepaged | cut -f5 | sort | uniq -c | tr -s ' ' | tr '\n' ',')" " 3 default, 3 fast,"
+is "challenge: a CDF has 101 quantiles" "$(guest_output "$h" challenge-cdf | sed -n 1p | cut -f5 | wc -w | tr -d ' ')" 101
+is "challenge: load lines" "$(guest_output "$h" challenge-load | awk -F'\t' '$2 == "churn maps" { print $3 }')" 609
+is "challenge: its TAP" "$(count "$h" tap ok)|$(count "$h" tap fail)" "8|0"
+
 # ---- selftests/mm: keys, exit statuses, missing programs -------------------
 s=$F/check-baseline-selftests.output.log
 guest_output "$s" selftest | cut -f2- | tr '\t' '|' >"$tmp/keys"
@@ -146,7 +162,7 @@ is "recorded KUnit log: the same five results as that run's kunit-results.sh pri
 # ---- every fixture parses, and no line of a run is lost --------------------
 for log in "$F"/*.output.log; do
 	is "$(basename "$log"): one record per line, text included" \
-		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start | wc -l | tr -d ' ')" \
+		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start,challenge-param,challenge-sample,challenge-result,challenge-khugepaged,challenge-cdf,challenge-load | wc -l | tr -d ' ')" \
 		"$(grep -vc '^# selftest [^ ]* took ' "$log")"
 done
 

@@ -75,4 +75,16 @@ run ok ok
 [ "$rc" = 0 ] && [ "$calls" = 1 ] && [ ! -f "$dir/console-int3.log" ]
 tap $? "a good boot boots once (got $calls boots, exit $rc)"
 
+# --scratch: a disk with the serial the guest looks for, after the root
+# disk (which must stay /dev/vda), as a sparse file removed after the run
+dry=$(QEMU=$tmp/qemu "$TOPDIR/tools/run-guest" --topo 2node --swap 64 --scratch 100 --out "$tmp/scratch" --dry-run)
+echo "$dry" | grep -q "serial=thp-scratch,addr=0x10" && echo "$dry" | grep -q "file=$tmp/scratch/scratch.img" &&
+	[ "$(echo "$dry" | tr ' ' '\n' | grep -n 'rootfs.ext4' | cut -d: -f1)" -lt "$(echo "$dry" | tr ' ' '\n' | grep -n 'scratch.img' | cut -d: -f1)" ]
+tap $? "--scratch adds a disk with serial thp-scratch in PCI slot 0x10, after the root disk"
+rm -f "$tmp/calls"
+FAKE_QEMU_PLAN=ok FAKE_QEMU_CALLS=$tmp/calls QEMU=$tmp/qemu QUIET=1 \
+	"$TOPDIR/tools/run-guest" --topo 2node --timeout 30 --scratch 100 --out "$tmp/scratch-run" -- true >/dev/null 2>&1
+[ $? = 0 ] && [ ! -e "$tmp/scratch-run/scratch.img" ]
+tap $? "--scratch: the disk file is removed when the guest is done"
+
 tap_done

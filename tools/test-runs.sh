@@ -31,15 +31,16 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 		if (!index(topos, " " $4 " ")) bad = bad " topo"
 		if ($5 !~ /^(-|node-first|guest|legacy)$/) bad = bad " mode"
 		if ($6 !~ /^(-|[0-9]+)$/) bad = bad " swap"
-		if ($7 !~ /^(yes|no)$/) bad = bad " reuse"
-		if ($8 !~ /^(fg|bg|alone)$/) bad = bad " start"
-		if ($9 !~ /^[0-9]+$/) bad = bad " timeout"
-		if (NF < 10) bad = bad " commands"
+		if ($7 !~ /^(-|[0-9]+)$/) bad = bad " scratch"
+		if ($8 !~ /^(yes|no)$/) bad = bad " reuse"
+		if ($9 !~ /^(fg|bg|alone)$/) bad = bad " start"
+		if ($10 !~ /^[0-9]+$/) bad = bad " timeout"
+		if (NF < 11) bad = bad " commands"
 		if (seen[$1 " " $2]++) bad = bad " name(twice)"
 		if (bad != "") print NR ":" bad
 	}' "$REAL/tools/runs.conf" >"$tmp/bad-rows"
 [ ! -s "$tmp/bad-rows" ]
-tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
+tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
 
 # ---- a tree with stand-ins ---------------------------------------------------
 T=$tmp/tree
@@ -61,6 +62,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
+	--swap | --scratch) echo "$1 $2" >>"$FAKE_BOOTS.disks"; shift 2 ;;
 	--) shift; break ;;
 	*) shift ;;
 	esac
@@ -150,6 +152,17 @@ tap $? "a guest that never boots fails, naming its console log"
 names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
 is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
-is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost "
+is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node "
+run_scratch_of() { # the run-guest arguments of a row, from run_start with a stand-in run-guest
+	( TOPDIR=$T CACHE=$tmp/cache QEMU=$tmp/bin/qemu-stand-in PATH=$tmp/bin:$PATH FAKE_BOOTS=$tmp/boots
+	  export TOPDIR CACHE QEMU PATH FAKE_BOOTS
+	  . "$T/tools/runs.sh"
+	  result() { :; }
+	  run_row "$1" "$2" && echo "$r_swap|$r_scratch|$r_reuse|$r_start|$r_timeout" )
+}
+is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900"
+plan patched-epyc4
+is "the scratch column reaches run-guest as --scratch" "$(cat "$tmp/boots.disks" 2>/dev/null)" "--scratch 512"
+is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-epyc4-swap)" "1024|-|no|fg|1200"
 
 tap_done
