@@ -146,8 +146,10 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	cls = pos >= 0 ? dist_class(cpu_node, walk[pos]) : -1;
 	if (cls >= 0)
 		want[cls][sz] = pl.pages;
+	/* Every page in the expected cell, not just most of them. */
 	placement_majority(hist, &gcls, &gsz);
-	if (gcls != cls || gsz != sz || pl.unplaced)
+	if (gcls != cls || gsz != sz || pl.unplaced ||
+	    (cls >= 0 && hist[cls][sz] != pl.pages))
 		ok = false;
 
 	/* vmstat: one count per 2M range, huge ones add up to thp_fault_alloc. */
