@@ -92,6 +92,27 @@ static inline int tap_finish(void)
 
 /* ---- small sysfs helpers ------------------------------------------------ */
 
+/* A field of /sys/devices/system/node/nodeN/meminfo in kB, or -1. */
+static inline long node_meminfo_kb(int nid, const char *field)
+{
+	char path[96], line[256], name[64];
+	long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d %63[^:]: %ld", name, &v) == 2 &&
+		    !strcmp(name, field)) {
+			fclose(f);
+			return v;
+		}
+	fclose(f);
+	return -1;
+}
+
 static inline int read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);

@@ -144,23 +144,6 @@ static long sysctl_long(const char *path)
 	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
 }
 
-static long node_free_kb(int nid)
-{
-	char path[96], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %*d MemFree: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /*
  * Child: fill @nid's free memory with 4k pages until its largest zone is
  * just above the low watermark (so no intact free block is left and
@@ -171,7 +154,7 @@ static long node_free_kb(int nid)
 static void fragmenter(int nid, bool stay, int fd)
 {
 	unsigned long mask[MAX_NODES / (8 * sizeof(long)) + 1] = { 0 };
-	long free_kb = node_free_kb(nid), n, i, start = -1, maxblk = 0;
+	long free_kb = node_meminfo_kb(nid, "MemFree"), n, i, start = -1, maxblk = 0;
 	struct node_mem m;
 	unsigned char *kept;
 	uint64_t *pm;
@@ -616,7 +599,7 @@ int main(int argc, char **argv)
 		       sizeof(proactiveness_default)))
 		sysctl_set("/proc/sys/vm/compaction_proactiveness", proactiveness_default);
 	run_on_node(node);
-	free_kb = node_free_kb(node);
+	free_kb = node_meminfo_kb(node, "MemFree");
 	if (!region_mib)	/* half of what the node has free before the first row */
 		region_mib = free_kb / 1024 / 2 / 2 * 2;
 	tap_diag("node%d: %ld MiB free, regions of %zu MiB; compaction_proactiveness %ld, watermark_boost_factor %ld, percpu_pagelist_high_fraction 0 (defaults kept)",

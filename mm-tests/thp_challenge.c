@@ -790,23 +790,6 @@ static void run_vm(int rep)
 	}
 }
 
-static long node_total_kb(int nid)
-{
-	char path[96], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %*d MemTotal: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static void print_param(const char *name, const char *fmt, ...)
 {
 	va_list ap;
@@ -904,7 +887,7 @@ int main(int argc, char **argv)
 	nmodes = parse_modes(modes_arg, modes, MAX_MODES);
 	topo_init();
 	read_node0_cpus();
-	node0_kb = node_total_kb(0);
+	node0_kb = node_meminfo_kb(0, "MemTotal");
 	if (node0_kb <= 0) {
 		printf("Bail out! thp_challenge: cannot read node0's meminfo\n");
 		return 1;
