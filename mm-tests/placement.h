@@ -130,6 +130,14 @@ static inline int read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* The number in a one-value file (a sysctl, a sysfs counter), or -1. */
+static inline long read_long(const char *path)
+{
+	char buf[64];
+
+	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
+}
+
 static inline int write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY);
@@ -157,16 +165,19 @@ static inline void bracketed(const char *in, char *out, size_t len)
 /* ---- THP settings, saved once and restored at exit ---------------------- */
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
-static const char *const thp_knobs[] = { "enabled", "defrag", "numa_fallback" };
-static char thp_saved[3][64];
-static bool thp_have[3];
+static const char *const thp_knobs[] = {
+	"enabled", "defrag", "numa_fallback",
+	"hugepages-64kB/enabled", "hugepages-2048kB/enabled",
+};
+static char thp_saved[ARRAY_LEN(thp_knobs)][64];
+static bool thp_have[ARRAY_LEN(thp_knobs)];
 
 static inline void thp_restore(void)
 {
 	char path[128];
-	int i;
+	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_LEN(thp_knobs); i++) {
 		if (!thp_have[i])
 			continue;
 		snprintf(path, sizeof(path), THP_DIR "%s", thp_knobs[i]);
@@ -184,9 +195,9 @@ static inline void thp_restore_on_signal(int sig)
 static inline void thp_save(void)
 {
 	char path[128], buf[256];
-	int i;
+	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_LEN(thp_knobs); i++) {
 		snprintf(path, sizeof(path), THP_DIR "%s", thp_knobs[i]);
 		if (read_file(path, buf, sizeof(buf)))
 			continue;
@@ -372,12 +383,12 @@ static inline int run_on_node(int node)
 
 /* ---- node states (mm-tests/nodestate module) ----------------------------- */
 
-enum nstate { FREE, FRAG, FULL, LOW };
-static const char *const nstate_name[] = { "FREE", "FRAG", "FULL", "LOW" };
+enum nstate { FREE, FRAG, FULL, LOW, SPLIT };
+static const char *const nstate_name[] = { "FREE", "FRAG", "FULL", "LOW", "SPLIT" };
 
 static inline int node_state_set(int node, enum nstate s)
 {
-	static const char *const val[] = { "free", "frag", "full", "low" };
+	static const char *const val[] = { "free", "frag", "full", "low", "split" };
 	char path[96];
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/nodestate/node%d", node);
@@ -407,6 +418,7 @@ static inline void scenario_env(const char *enabled, int cpu_node)
  */
 struct node_mem {
 	long huge_blocks;
+	long mthp_blocks;	/* free blocks of 64K (order 4) or more */
 	long free, low, min;
 };
 
@@ -428,8 +440,13 @@ static inline int node_mem_read(int node, struct node_mem *m)
 			   &nid, zone, type, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
 			   &c[6], &c[7], &c[8], &c[9], &c[10]) >= 13 && nid == node &&
 		    (!strcmp(type, "Unmovable") || !strcmp(type, "Movable") ||
-		     !strcmp(type, "Reclaimable")))
+		     !strcmp(type, "Reclaimable"))) {
+			int o;
+
 			m->huge_blocks += c[9] + c[10];
+			for (o = 4; o <= 10; o++)
+				m->mthp_blocks += c[o];
+		}
 	}
 	fclose(f);
 
@@ -516,9 +533,13 @@ static inline bool node_state_check(int node, enum nstate s, char *why, size_t l
 		if (m.huge_blocks > 0 && m.free < m.low && m.free > m.min)
 			return true;
 		break;
+	case SPLIT:
+		if (m.mthp_blocks == 0 && m.free > 2 * m.low + 4096)
+			return true;
+		break;
 	}
-	snprintf(why, len, "node%d not %s: %ld free blocks >= 2M, free %ld low %ld min %ld pages",
-		 node, nstate_name[s], m.huge_blocks, m.free, m.low, m.min);
+	snprintf(why, len, "node%d not %s: %ld free blocks >= 2M, %ld >= 64K, free %ld low %ld min %ld pages",
+		 node, nstate_name[s], m.huge_blocks, m.mthp_blocks, m.free, m.low, m.min);
 	return false;
 }
 
@@ -769,22 +790,51 @@ static inline int parse_modes(const char *arg, char **v, int max)
 /* ---- the expected placement -------------------------------------------- */
 
 /*
- * Which node and size a THP-eligible fault gets, given the state of each
- * node in zonelist order (@walk, from the node the walk starts from).
- * FREE gives either size, FRAG only small pages, FULL nothing (without
- * reclaim, which none of these paths needs).  LOW (first position only)
- * gives a huge page to the min-watermark attempt that every mode makes on
- * the node a fault starts from, and nothing else.  legacy goes node by
- * node; node-first and guest go by distance class from walk[0] (nodes at
- * equal distance are one step: every node of the class for the huge size,
- * then every node for the small one).
+ * Whether a node in state @s at zonelist position @pos can give a page of
+ * size @sz without reclaim, which none of the scenarios needs: FREE gives
+ * every size, FRAG every size below 2M, SPLIT only 4k, FULL nothing.  LOW
+ * (first position only) gives a THP to the local attempt that a PMD fault
+ * makes on the node it starts from (its min-watermark try), and nothing
+ * to the fast path of any size.
  */
-static inline void expect(const char *mode, bool madvise, const enum nstate *st,
-			  const int *walk, int n, int *pos, int *sz)
+static inline bool state_gives(enum nstate s, int pos, enum psize sz)
 {
-	int cls[MAX_NODES], ncls = 0, i, c;
-#define HUGE_OK(i) (st[i] == FREE || ((i) == 0 && st[i] == LOW))
-#define SMALL_OK(i) (st[i] == FREE || st[i] == FRAG)
+	switch (s) {
+	case FREE:
+		return true;
+	case FRAG:
+		return sz != SZ_THP;
+	case SPLIT:
+		return sz == SZ_4K;
+	case LOW:
+		return pos == 0 && sz == SZ_THP;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Which node and size a fault gets, given the state of each node in
+ * zonelist order (@walk, from the node the walk starts from) and the sizes
+ * the region may take (@sizes, bits of enum psize: SZ_THP with PMD-sized
+ * THP on, SZ_MTHP with one mTHP size on; 4k always).  Every fault of a 2M
+ * range gets the same answer, so this is the whole range's.
+ *
+ * legacy: the PMD fault tries a local THP, then (madvised, so it may
+ * reclaim) a THP on any node; the PTE fault then tries each smaller size
+ * on every node in zonelist order before the next size.  node-first: by
+ * distance class from walk[0], every size from the largest on every node
+ * of the class before the next class.  guest: the THP leads and the
+ * smaller sizes trail it by one class; without THP, as node-first.
+ */
+static inline void expect(const char *mode, bool madvise, unsigned int sizes,
+			  const enum nstate *st, const int *walk, int n,
+			  int *pos, int *sz)
+{
+	static const enum psize down[] = { SZ_THP, SZ_MTHP, SZ_4K };
+	int cls[MAX_NODES], ncls = 0, i, c, k;
+	bool thp = sizes & (1u << SZ_THP);
+#define HAS(s) ((s) == SZ_4K || (sizes & (1u << (s))))
 #define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
 
 	/*
@@ -792,7 +842,7 @@ static inline void expect(const char *mode, bool madvise, const enum nstate *st,
 	 * distance out): the rank of each node's distance from walk[0].
 	 */
 	for (i = 0; i < n; i++) {
-		int j, k, d = slit[walk[0]][walk[i]];
+		int j, m, d = slit[walk[0]][walk[i]];
 
 		cls[i] = 0;
 		for (j = 0; j < n; j++) {
@@ -800,46 +850,43 @@ static inline void expect(const char *mode, bool madvise, const enum nstate *st,
 
 			if (slit[walk[0]][walk[j]] >= d)
 				continue;
-			for (k = 0; k < j; k++)
-				seen |= slit[walk[0]][walk[k]] == slit[walk[0]][walk[j]];
+			for (m = 0; m < j; m++)
+				seen |= slit[walk[0]][walk[m]] == slit[walk[0]][walk[j]];
 			cls[i] += !seen;
 		}
 		if (cls[i] + 1 > ncls)
 			ncls = cls[i] + 1;
 	}
 	if (!strcmp(mode, "legacy")) {
-		/* 6.12: local THP, then (madvised) THP anywhere, then 4k. */
-		if (HUGE_OK(0))
+		if (thp && state_gives(st[0], 0, SZ_THP))
 			GOT(0, SZ_THP);
-		for (i = 0; madvise && i < n; i++)
-			if (HUGE_OK(i))
+		for (i = 0; thp && madvise && i < n; i++)
+			if (state_gives(st[i], i, SZ_THP))
 				GOT(i, SZ_THP);
-		for (i = 0; i < n; i++)
-			if (SMALL_OK(i))
-				GOT(i, SZ_4K);
-	} else if (!strcmp(mode, "node-first")) {
-		for (c = 0; c < ncls; c++) {
-			for (i = 0; i < n; i++)
-				if (cls[i] == c && HUGE_OK(i))
-					GOT(i, SZ_THP);
-			for (i = 0; i < n; i++)
-				if (cls[i] == c && SMALL_OK(i))
-					GOT(i, SZ_4K);
-		}
-	} else {	/* guest: small pages trail huge ones by one class */
+		for (k = 1; k < 3; k++)
+			for (i = 0; HAS(down[k]) && i < n; i++)
+				if (state_gives(st[i], i, down[k]))
+					GOT(i, down[k]);
+	} else if (!strcmp(mode, "node-first") || !thp) {
+		for (c = 0; c < ncls; c++)
+			for (k = 0; k < 3; k++)
+				for (i = 0; HAS(down[k]) && i < n; i++)
+					if (cls[i] == c && state_gives(st[i], i, down[k]))
+						GOT(i, down[k]);
+	} else {	/* guest: smaller sizes trail the THP by one class */
 		for (c = 0; c <= ncls; c++) {
 			for (i = 0; c < ncls && i < n; i++)
-				if (cls[i] == c && HUGE_OK(i))
+				if (cls[i] == c && state_gives(st[i], i, SZ_THP))
 					GOT(i, SZ_THP);
-			for (i = 0; c > 0 && i < n; i++)
-				if (cls[i] == c - 1 && SMALL_OK(i))
-					GOT(i, SZ_4K);
+			for (k = 1; c > 0 && k < 3; k++)
+				for (i = 0; HAS(down[k]) && i < n; i++)
+					if (cls[i] == c - 1 && state_gives(st[i], i, down[k]))
+						GOT(i, down[k]);
 		}
 	}
 	*pos = -1;
 	*sz = SZ_4K;
-#undef HUGE_OK
-#undef SMALL_OK
+#undef HAS
 #undef GOT
 }
 

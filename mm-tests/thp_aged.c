@@ -137,13 +137,6 @@ static void trace_wakeups(long *kswapd, long *kcompactd)
 
 /* ---- the node's memory ---------------------------------------------------- */
 
-static long sysctl_long(const char *path)
-{
-	char buf[64];
-
-	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
-}
-
 /*
  * Child: fill @nid's free memory with 4k pages until its largest zone is
  * just above the low watermark (so no intact free block is left and
@@ -467,7 +460,7 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 		 node, proactiveness ? proactiveness : "default");
 	if (proactiveness)
 		write_file("/proc/sys/vm/compaction_proactiveness", proactiveness);
-	tap_diag("compaction_proactiveness %ld%s", sysctl_long("/proc/sys/vm/compaction_proactiveness"),
+	tap_diag("compaction_proactiveness %ld%s", read_long("/proc/sys/vm/compaction_proactiveness"),
 		 proactiveness ? " (set for this row, so only the wake-ups rebuild blocks)" : " (the default)");
 	for (m = 0; m < nmodes; m++) {
 		if (!fallback_mode_set(modes[m])) {
@@ -604,8 +597,8 @@ int main(int argc, char **argv)
 		region_mib = free_kb / 1024 / 2 / 2 * 2;
 	tap_diag("node%d: %ld MiB free, regions of %zu MiB; compaction_proactiveness %ld, watermark_boost_factor %ld, percpu_pagelist_high_fraction 0 (defaults kept)",
 		 node, free_kb / 1024, region_mib,
-		 sysctl_long("/proc/sys/vm/compaction_proactiveness"),
-		 sysctl_long("/proc/sys/vm/watermark_boost_factor"));
+		 read_long("/proc/sys/vm/compaction_proactiveness"),
+		 read_long("/proc/sys/vm/watermark_boost_factor"));
 	if (!reset_lists())
 		tap_diag("no nodestate module: the per-cpu lists are not emptied before each state (runs depend on the run before)");
 	trace_setup();

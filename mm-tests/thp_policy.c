@@ -76,7 +76,7 @@ static bool matches(const char *mode, bool madv, const struct placement *pl,
 	int pos, sz, node, s, bn = -1, bs = -1;
 	long best = -1;
 
-	expect(mode, madv, st, walk, n, &pos, &sz);
+	expect(mode, madv, 1u << SZ_THP, st, walk, n, &pos, &sz);
 	for (node = 0; node < nr_nodes; node++)
 		for (s = 0; s < NR_SIZES; s++)
 			if (pl->cnt[node][s] > best) {

@@ -7,9 +7,14 @@
  *
  *   thp_scenarios [-m node-first,guest,legacy] [-c cpu_node] [-s MiB]
  *                 [-n] (no MADV_HUGEPAGE: enabled=always) [-r rows]
+ *                 [-k inherit|always] (64K mTHP on) [-P] (PMD THP off)
  *
- * rows: "epyc4" (the six rows of the design's table, default) or "deep"
- * (rows that push the first fit to the third and fourth zonelist node).
+ * rows: "epyc4" (the six rows of the design's table, default), "deep"
+ * (rows that push the first fit to the third and fourth zonelist node) or
+ * "mthp" (rows for 64K mTHP: SPLIT nodes have no free 64K block left).
+ * With -k every fault of the region may take 64K, not only the first of
+ * each 2M range, and the 64K folios are checked against the mTHP
+ * counters; -P turns PMD-sized THP off (hugepages-2048kB/enabled=never).
  * The expected placement comes from one function, expect(), applied to
  * the mode, the states and the zonelist order; there are no per-row
  * answers in this file.
@@ -28,6 +33,13 @@ static const struct row rows_epyc4[] = {
 	{ { LOW, FREE } },	/* the min-watermark attempt on the start node */
 };
 
+/* Where 2M, 64K and 4k part ways: SPLIT gives 4k only, FRAG 64K and 4k. */
+static const struct row rows_mthp[] = {
+	{ { FREE, FREE } }, { { FRAG, FREE } }, { { SPLIT, FREE } },
+	{ { FULL, FREE } }, { { SPLIT, FRAG } }, { { FULL, SPLIT } },
+	{ { SPLIT, SPLIT } }, { { FRAG, FRAG } }, { { LOW, FREE } },
+};
+
 static const struct row rows_deep[] = {
 	{ { FULL, FULL, FRAG, FREE } }, { { FULL, FULL, FULL, FREE } },
 	{ { FRAG, FULL, FULL, FREE } }, { { FULL, FRAG, FULL, FREE } },
@@ -38,6 +50,25 @@ static const char *const counters[] = {
 	"thp_fault_huge_local", "thp_fault_huge_remote",
 	"thp_fault_small_local", "thp_fault_small_remote", "thp_fault_alloc",
 };
+
+/* The sizes a region may take (bits of enum psize), from -k and -P. */
+static unsigned int sizes = 1u << SZ_THP;
+
+#define MTHP_STATS THP_DIR "hugepages-64kB/stats/"
+static const char *const mthp_stats[] = {
+	"anon_fault_alloc", "anon_fault_fallback", "anon_fault_fallback_charge",
+};
+
+static void mthp_stats_read(long *v)
+{
+	char path[160];
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(mthp_stats); i++) {
+		snprintf(path, sizeof(path), MTHP_STATS "%s", mthp_stats[i]);
+		v[i] = read_long(path);
+	}
+}
 
 /*
  * A LOW node must keep free pageblocks between its min and low watermarks,
@@ -70,6 +101,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 {
 	long hist[MAX_NODES][NR_SIZES], want[MAX_NODES][NR_SIZES];
 	long before[5], after[5], ranges = len / HPAGE_SZ;
+	long mbefore[3], mafter[3];
 	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "", cls_s[64];
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
 	enum nstate st[MAX_NODES];
@@ -83,8 +115,10 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	for (i = 0; i < depth && i < n; i++)
 		snprintf(st_s + strlen(st_s), sizeof(st_s) - strlen(st_s), "%s%s",
 			 i ? "," : "", nstate_name[st[i]]);
-	snprintf(desc, sizeof(desc), "%s cpu-node%d %s %s %s", rows_name, cpu_node,
-		 mode, madv ? "madvise" : "always", st_s);
+	snprintf(desc, sizeof(desc), "%s cpu-node%d %s %s%s%s %s", rows_name, cpu_node,
+		 mode, madv ? "madvise" : "always",
+		 sizes & (1u << SZ_MTHP) ? "+64K" : "",
+		 sizes & (1u << SZ_THP) ? "" : "-2M", st_s);
 	if (depth > n) {
 		tap_skipped("topology has fewer nodes than the row", "%s", desc);
 		return;
@@ -121,6 +155,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 
 	for (i = 0; i < 5; i++)
 		before[i] = vmstat(counters[i]);
+	mthp_stats_read(mbefore);
 	buf = map_aligned(len);
 	if (!buf || (madv && madvise(buf, len, MADV_HUGEPAGE))) {
 		tap_result(false, "%s # mmap/madvise: %s", desc, strerror(errno));
@@ -131,6 +166,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 		buf[i * PAGE_SZ] = 1;
 	for (i = 0; i < 5; i++)
 		after[i] = vmstat(counters[i]);
+	mthp_stats_read(mafter);
 	if (placement_measure(buf, len, &pl)) {
 		tap_result(false, "%s # cannot read placement: %s", desc, strerror(errno));
 		munmap(buf, len);
@@ -140,7 +176,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	munmap(buf, len);
 	reset_states();
 
-	expect(mode, madv, st, walk, n, &pos, &sz);
+	expect(mode, madv, sizes, st, walk, n, &pos, &sz);
 	placement_by_class(&pl, cpu_node, hist);
 	memset(want, 0, sizeof(want));
 	cls = pos >= 0 ? dist_class(cpu_node, walk[pos]) : -1;
@@ -152,14 +188,43 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	    (cls >= 0 && hist[cls][sz] != pl.pages))
 		ok = false;
 
-	/* vmstat: one count per 2M range, huge ones add up to thp_fault_alloc. */
+	/*
+	 * vmstat: one count per 2M range that took a PMD fault (none with
+	 * PMD THP off), huge ones add up to thp_fault_alloc.
+	 */
 	if (before[0] >= 0) {
 		long huge = (after[0] - before[0]) + (after[1] - before[1]);
 		long small = (after[2] - before[2]) + (after[3] - before[3]);
+		long pmd_faults = sizes & (1u << SZ_THP) ? ranges : 0;
 
-		if (huge + small != ranges || huge != after[4] - before[4]) {
+		if (huge + small != pmd_faults || huge != after[4] - before[4]) {
 			tap_diag("%s: counters: huge %ld + small %ld != %ld faults, or huge != thp_fault_alloc %ld",
-				 desc, huge, small, ranges, after[4] - before[4]);
+				 desc, huge, small, pmd_faults, after[4] - before[4]);
+			ok = false;
+		}
+	}
+	/*
+	 * The 64K counters against the pages mapped: one anon_fault_alloc per
+	 * 64K folio, one anon_fault_fallback per 64K block that ended in 4k
+	 * pages (its first fault tried 64K), no failed charges (no memcg
+	 * limit here).  Without -k, nothing may move them.
+	 */
+	if (mbefore[0] >= 0) {
+		long m64 = 0, small = 0;
+
+		for (i = 0; i < nr_nodes; i++) {
+			m64 += pl.cnt[i][SZ_MTHP];
+			small += pl.cnt[i][SZ_4K];
+		}
+		if (!(sizes & (1u << SZ_MTHP)))
+			small = 0;
+		if (mafter[0] - mbefore[0] != m64 / 16 ||
+		    mafter[1] - mbefore[1] != small / 16 ||
+		    mafter[2] != mbefore[2]) {
+			tap_diag("%s: 64K counters: alloc %ld (mapped %ld folios), fallback %ld (4k-only blocks %ld), fallback_charge %ld",
+				 desc, mafter[0] - mbefore[0], m64 / 16,
+				 mafter[1] - mbefore[1], small / 16,
+				 mafter[2] - mbefore[2]);
 			ok = false;
 		}
 	}
@@ -178,43 +243,61 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	for (i = 0, cls_s[0] = '\0'; i < n; i++)
 		snprintf(cls_s + strlen(cls_s), sizeof(cls_s) - strlen(cls_s), "%s%d",
 			 i ? "," : "", dist_class(cpu_node, walk[i]));
-	printf("# placement %s|%s|%d|%s|%s|%s|%s\n", rows_name, mode, cpu_node,
+	printf("# placement %s%s%s|%s|%d|%s|%s|%s|%s\n", rows_name,
+	       sizes & (1u << SZ_MTHP) ? "+64K" : "",
+	       sizes & (1u << SZ_THP) ? "" : "-2M", mode, cpu_node,
 	       madv ? "madvise" : "always", st_s, got_s, cls_s);
 }
 
 int main(int argc, char **argv)
 {
-	const char *modes = NULL, *rows_name = "epyc4";
+	const char *modes = NULL, *rows_name = "epyc4", *m64 = NULL;
 	const struct row *rows = rows_epyc4;
 	int nrows = ARRAY_LEN(rows_epyc4), depth = 2;
 	int cpu_node = 0, opt, m, r, nmodes = 0;
-	bool madvise = true;
+	bool madvise = true, pmd = true;
 	size_t mib = 16;
 	char *mode_v[4];
 
-	while ((opt = getopt(argc, argv, "m:c:s:nr:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:c:s:nr:k:P")) != -1) {
 		switch (opt) {
 		case 'm': modes = optarg; break;
 		case 'c': cpu_node = atoi(optarg); break;
 		case 's': mib = strtoul(optarg, NULL, 10); break;
 		case 'n': madvise = false; break;
+		case 'k':
+			if (strcmp(optarg, "inherit") && strcmp(optarg, "always")) {
+				fprintf(stderr, "-k takes inherit or always, not '%s'\n", optarg);
+				return 2;
+			}
+			m64 = optarg;
+			break;
+		case 'P': pmd = false; break;
 		case 'r':
 			rows_name = optarg;
 			if (!strcmp(optarg, "deep")) {
 				rows = rows_deep;
 				nrows = ARRAY_LEN(rows_deep);
 				depth = 4;
+			} else if (!strcmp(optarg, "mthp")) {
+				rows = rows_mthp;
+				nrows = ARRAY_LEN(rows_mthp);
 			} else if (strcmp(optarg, "epyc4")) {
-				fprintf(stderr, "unknown rows '%s' (epyc4, deep)\n", optarg);
+				fprintf(stderr, "unknown rows '%s' (epyc4, deep, mthp)\n", optarg);
 				return 2;
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-m modes] [-c cpu_node] [-s MiB] [-n] [-r epyc4|deep]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-m modes] [-c cpu_node] [-s MiB] [-n] [-r epyc4|deep|mthp] [-k inherit|always] [-P]\n", argv[0]);
 			return 2;
 		}
 	}
 	nmodes = parse_modes(modes, mode_v, 4);
+	if (!pmd && !m64) {
+		fprintf(stderr, "-P (PMD THP off) needs -k: a region with no THP size tests nothing here\n");
+		return 2;
+	}
+	sizes = (pmd ? 1u << SZ_THP : 0) | (m64 ? 1u << SZ_MTHP : 0);
 
 	if (topo_init() < 2 || cpu_node >= nr_nodes) {
 		tap_plan(1);
@@ -238,6 +321,14 @@ int main(int argc, char **argv)
 		return tap_finish();
 	}
 	scenario_env(madvise ? "madvise" : "always", cpu_node);
+	if (m64 && (thp_set("hugepages-64kB/enabled", m64) ||
+		    (!pmd && thp_set("hugepages-2048kB/enabled", "never")))) {
+		for (m = 0; m < nmodes * nrows; m++)
+			tap_skipped("no 64K mTHP control (hugepages-64kB)", "%s", rows_name);
+		return tap_finish();
+	}
+	if (!m64)
+		thp_set("hugepages-64kB/enabled", "never");
 	if (!read_file(WSF, wsf_default, sizeof(wsf_default)))
 		sysctl_set(WSF, wsf_default);	/* restored at exit */
 

@@ -2,7 +2,7 @@
 /*
  * nodestate: put a NUMA node into a known allocation state, for tests.
  *
- *   echo free|frag|full > /sys/kernel/debug/nodestate/node<N>
+ *   echo free|frag|full|low|split > /sys/kernel/debug/nodestate/node<N>
  *   cat /sys/kernel/debug/nodestate/node<N>      -> current state and counts
  *
  * FREE  nothing held; the node has whatever free blocks it has.
@@ -16,6 +16,11 @@
  * LOW   free memory between the min and low watermarks, some of it in free
  *       pageblocks: the fast path (low watermark) finds nothing, the slow
  *       path's min-watermark attempt finds a huge page.
+ * SPLIT no free block of order NS_CHUNK (64K) or more, and compaction
+ *       cannot make one: half of every 64K block is ours (unmovable), and
+ *       every 64K block we hold nothing of has a pinned page.  About half
+ *       the node is free, in blocks of 32K and less: 4k pages and the
+ *       mTHP sizes below 64K only.
  *
  * Setting a state drains the per-cpu lists first (ns_drain()): the states
  * are meant to be exact.  States that per-cpu lists make, as an exiting
@@ -39,14 +44,16 @@
 
 #define NS_CHUNK	4	/* see ns_take_all() */
 
-enum ns_state { NS_FREE, NS_FRAG, NS_FULL, NS_LOW };
-static const char * const ns_names[] = { "free", "frag", "full", "low" };
+enum ns_state { NS_FREE, NS_FRAG, NS_FULL, NS_LOW, NS_SPLIT };
+static const char * const ns_names[] = { "free", "frag", "full", "low", "split" };
 
 struct ns_node {
 	enum ns_state state;
-	struct list_head held;		/* our order-0 pages */
+	struct list_head held;		/* our NS_CHUNK-order chunks */
 	unsigned long nr_held;
-	struct xarray refs;		/* pageblock -> folio we hold a ref on */
+	struct list_head held0;		/* our order-0 pages (SPLIT) */
+	unsigned long nr_held0;
+	struct xarray refs;		/* block -> folio we hold a ref on */
 	unsigned long nr_refs;
 };
 
@@ -93,6 +100,12 @@ static void ns_release(struct ns_node *n)
 		cond_resched();
 	}
 	n->nr_held = 0;
+	list_for_each_entry_safe(page, next, &n->held0, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+		if (!(--n->nr_held0 % 1024))
+			cond_resched();
+	}
 	xa_for_each(&n->refs, idx, folio) {
 		folio_put(folio);
 		xa_erase(&n->refs, idx);
@@ -202,12 +215,38 @@ static void ns_give_back(struct ns_node *n, enum ns_state state)
 }
 
 /*
- * A pageblock where we hold nothing was fully in use when we swept.  If its
- * pages are movable, compaction could empty it into the free pages we gave
- * back: hold a reference on one of its pages so that migration fails.
+ * SPLIT: split every chunk we hold into base pages and give the first half
+ * back, so the free memory is in blocks of half a chunk at most, each next
+ * to our other half, which nothing can move.
  */
-static void ns_pin_used_blocks(int nid, struct ns_node *n)
+static void ns_split_chunks(struct ns_node *n)
 {
+	struct page *page, *next;
+	int i, half = 1 << (NS_CHUNK - 1);
+
+	list_for_each_entry_safe(page, next, &n->held, lru) {
+		list_del(&page->lru);
+		n->nr_held--;
+		split_page(page, NS_CHUNK);
+		for (i = 0; i < half; i++)
+			__free_page(page + i);
+		for (; i < 2 * half; i++) {
+			list_add(&page[i].lru, &n->held0);
+			n->nr_held0++;
+		}
+		cond_resched();
+	}
+}
+
+/*
+ * A block of 2^@order pages where we hold nothing was in use when we
+ * swept (FRAG: pageblocks; SPLIT: 64K blocks).  If its pages are movable,
+ * compaction could empty it into the free pages we gave back: hold a
+ * reference on one of its pages so that migration fails.
+ */
+static void ns_pin_used_blocks(int nid, struct ns_node *n, unsigned int order)
+{
+	unsigned long nr = 1UL << order;
 	pg_data_t *pgdat = NODE_DATA(nid);
 	struct xarray ours;
 	struct page *page;
@@ -215,8 +254,11 @@ static void ns_pin_used_blocks(int nid, struct ns_node *n)
 
 	xa_init(&ours);
 	list_for_each_entry(page, &n->held, lru)
-		xa_store(&ours, page_to_pfn(page) >> pageblock_order,
-			 xa_mk_value(1), GFP_KERNEL);
+		xa_store(&ours, page_to_pfn(page) >> order, xa_mk_value(1),
+			 GFP_KERNEL);
+	list_for_each_entry(page, &n->held0, lru)
+		xa_store(&ours, page_to_pfn(page) >> order, xa_mk_value(1),
+			 GFP_KERNEL);
 
 	for (zt = 0; zt < MAX_NR_ZONES; zt++) {
 		struct zone *zone = &pgdat->node_zones[zt];
@@ -224,15 +266,15 @@ static void ns_pin_used_blocks(int nid, struct ns_node *n)
 
 		if (!populated_zone(zone))
 			continue;
-		pfn = ALIGN_DOWN(zone->zone_start_pfn, pageblock_nr_pages);
+		pfn = ALIGN_DOWN(zone->zone_start_pfn, nr);
 		end = zone_end_pfn(zone);
-		for (; pfn < end; pfn += pageblock_nr_pages) {
-			unsigned long block = pfn >> pageblock_order, p;
+		for (; pfn < end; pfn += nr) {
+			unsigned long block = pfn >> order, p;
 
 			if (xa_load(&ours, block) || xa_load(&n->refs, block))
 				continue;
 			for (p = max(pfn, zone->zone_start_pfn);
-			     p < min(pfn + pageblock_nr_pages, end); p++) {
+			     p < min(pfn + nr, end); p++) {
 				struct folio *folio;
 
 				page = pfn_to_online_page(p);
@@ -263,9 +305,16 @@ static int ns_set(int nid, enum ns_state state)
 	if (state == NS_FREE)
 		return 0;
 	ns_take_all(nid, n);
-	ns_give_back(n, state);
+	if (state == NS_SPLIT) {
+		ns_split_chunks(n);
+		ns_pin_used_blocks(nid, n, NS_CHUNK);
+		/* The halves went to a per-cpu list; merge them now. */
+		ns_drain();
+	} else {
+		ns_give_back(n, state);
+	}
 	if (state == NS_FRAG)
-		ns_pin_used_blocks(nid, n);
+		ns_pin_used_blocks(nid, n, pageblock_order);
 	n->state = state;
 	return 0;
 }
@@ -301,8 +350,8 @@ static ssize_t ns_read(struct file *file, char __user *ubuf, size_t count,
 	int len;
 
 	mutex_lock(&ns_lock);
-	len = scnprintf(buf, sizeof(buf), "%s held=%lu refs=%lu\n",
-			ns_names[n->state], n->nr_held, n->nr_refs);
+	len = scnprintf(buf, sizeof(buf), "%s held=%lu held0=%lu refs=%lu\n",
+			ns_names[n->state], n->nr_held, n->nr_held0, n->nr_refs);
 	mutex_unlock(&ns_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
@@ -343,6 +392,7 @@ static int __init ns_init(void)
 			return -ENOMEM;
 		}
 		INIT_LIST_HEAD(&n->held);
+		INIT_LIST_HEAD(&n->held0);
 		xa_init(&n->refs);
 		ns_nodes[nid] = n;
 		snprintf(name, sizeof(name), "node%d", nid);
@@ -360,5 +410,5 @@ static void __exit ns_exit(void)
 
 module_init(ns_init);
 module_exit(ns_exit);
-MODULE_DESCRIPTION("Put NUMA nodes into FREE, FRAG or FULL allocation states for tests");
+MODULE_DESCRIPTION("Put NUMA nodes into FREE, FRAG, FULL, LOW or SPLIT allocation states for tests");
 MODULE_LICENSE("GPL");
