@@ -308,7 +308,13 @@ static int ns_set(int nid, enum ns_state state)
 	if (state == NS_SPLIT) {
 		ns_split_chunks(n);
 		ns_pin_used_blocks(nid, n, NS_CHUNK);
-		/* The halves went to a per-cpu list; merge them now. */
+		/*
+		 * The halves went to a per-cpu list; merge them now.  Pages
+		 * others freed to per-cpu lists during the sweep merge too,
+		 * and can complete a 64K block nobody pinned: sweep again.
+		 */
+		ns_take_all(nid, n);
+		ns_split_chunks(n);
 		ns_drain();
 	} else {
 		ns_give_back(n, state);
