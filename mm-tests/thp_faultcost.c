@@ -4,7 +4,12 @@
  * fault throughput and per-2M fault latency of a MADV_HUGEPAGE region in
  * each numa_fallback mode, in one boot, with node 0 FREE and then FRAG.
  *
- *   thp_faultcost [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG]
+ *   thp_faultcost [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG,SPLIT] [-k]
+ *
+ * -k turns 64K mTHP on (inherit) and adds "+64K" to the state names: with
+ * node 0 FRAG the faults then take local 64K folios, with SPLIT (no free
+ * 64K block) 4k pages after a 64K attempt, one fault per 4k page, each
+ * through the walk in node-first and guest.
  *
  * The modes take turns 2M by 2M: a repetition maps one region per mode
  * and faults range c of every region before range c + 1, switching
@@ -48,6 +53,17 @@ struct run {
 };
 
 static struct run runs[MAX_MODES][MAX_REPS];
+static const char *state_suffix = "";
+
+/* "FRAG", or "FRAG+64K" with -k. */
+static const char *state_label(enum nstate st)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%s", nstate_name[st], state_suffix);
+	return buf;
+}
+
 static long deltas[MAX_MODES][NR_COUNTERS];
 
 /* Median over the repetitions of mode @m of the double at @off in struct run. */
@@ -196,15 +212,15 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		node_state_set(i, FREE);
 	if (st != FREE && node_state_set(0, st)) {
 		fprintf(stderr, "thp_faultcost: cannot put node0 in %s (is nodestate.ko loaded?)\n",
-			nstate_name[st]);
+			state_label(st));
 		return -1;
 	}
 	if (!node_state_check(0, st, why, sizeof(why))) {
-		fprintf(stderr, "thp_faultcost: node0 is not %s: %s\n", nstate_name[st], why);
+		fprintf(stderr, "thp_faultcost: node0 is not %s: %s\n", state_label(st), why);
 		node_state_set(0, FREE);
 		return -1;
 	}
-	printf("# faultcost-setup|%s|%zu|%d\n", nstate_name[st], len >> 20, reps);
+	printf("# faultcost-setup|%s|%zu|%d\n", state_label(st), len >> 20, reps);
 	/* One unrecorded repetition: the first faults of a boot pay for cold caches. */
 	memset(deltas, 0, sizeof(deltas));
 	if (one_rep(len, mode_v, nmodes, 0, tp_fd, warm, deltas)) {
@@ -212,7 +228,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		return -1;
 	}
 	for (m = 0; m < nmodes; m++)
-		printf("# faultcost-warmup|%s|%s|%ld\n", nstate_name[st], mode_v[m], warm[m].tp);
+		printf("# faultcost-warmup|%s|%s|%ld\n", state_label(st), mode_v[m], warm[m].tp);
 	memset(deltas, 0, sizeof(deltas));
 	for (r = 0; r < reps; r++) {
 		if (one_rep(len, mode_v, nmodes, r, tp_fd, cur, deltas)) {
@@ -223,7 +239,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 			runs[m][r] = cur[m];
 			/* state|mode|rep|GB/s|p50|p99 us per 2M|us per fault|THP%|local%|tp */
 			printf("# faultcost|%s|%s|%d|%.3f|%.0f|%.0f|%.1f|%.1f|%.1f|%ld\n",
-			       nstate_name[st], mode_v[m], r, runs[m][r].gbps, runs[m][r].p50,
+			       state_label(st), mode_v[m], r, runs[m][r].gbps, runs[m][r].p50,
 			       runs[m][r].p99, runs[m][r].fault_p50, runs[m][r].thp_pct,
 			       runs[m][r].local_pct, runs[m][r].tp);
 		}
@@ -235,7 +251,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		if (!strcmp(mode_v[m], "legacy"))
 			legacy = m;
 	printf("\n%s: %zu MiB MADV_HUGEPAGE region faulted from node0, %d repetitions\n",
-	       nstate_name[st], len >> 20, reps);
+	       state_label(st), len >> 20, reps);
 	printf("%-10s %7s %11s %11s %10s %5s %6s %22s\n", "mode", "GB/s", "p50 us/2M",
 	       "p99 us/2M", "us/fault", "THP%", "local%", "GB/s ratio to legacy");
 	for (m = 0; m < nmodes; m++) {
@@ -264,7 +280,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 			 * p99 ratio|us per fault|THP%|local%|ratio p25|p75
 			 */
 			printf("# faultcost-ratio|%s|%s|%.3f|%.3f|%.3f|%.3f|%.0f|%.0f|%.3f|%.1f|%.1f|%.1f|%.3f|%.3f\n",
-			       nstate_name[st], mode_v[m], gb, med, ratio[0], ratio[reps - 1],
+			       state_label(st), mode_v[m], gb, med, ratio[0], ratio[reps - 1],
 			       p50, p99, p99r, pf, thp, loc, pct(ratio, reps, 0.25),
 			       pct(ratio, reps, 0.75));
 		} else {
@@ -274,7 +290,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 	for (m = 0; m < nmodes; m++) {
 		long tp = 0;
 
-		printf("# faultcost-vmstat|%s|%s", nstate_name[st], mode_v[m]);
+		printf("# faultcost-vmstat|%s|%s", state_label(st), mode_v[m]);
 		for (i = 0; i < (int)NR_COUNTERS; i++)
 			printf("|%s=%ld", counters[i], deltas[m][i]);
 		for (r = 0; r < reps; r++)
@@ -291,14 +307,15 @@ int main(int argc, char **argv)
 	size_t mib = 128;
 	char *mode_v[MAX_MODES], *s, *list;
 
-	while ((opt = getopt(argc, argv, "s:r:m:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:m:S:k")) != -1) {
 		switch (opt) {
 		case 's': mib = strtoul(optarg, NULL, 10); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'm': modes = optarg; break;
 		case 'S': states = optarg; break;
+		case 'k': state_suffix = "+64K"; break;
 		default:
-			fprintf(stderr, "usage: %s [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG,SPLIT] [-k]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -316,13 +333,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "thp_faultcost: no kmem:mm_page_alloc_multi_order tracepoint (unpatched kernel, or tracefs not mounted)\n");
 
 	scenario_env("madvise", 0);
+	if (thp_set("hugepages-64kB/enabled", *state_suffix ? "inherit" : "never") &&
+	    *state_suffix) {
+		fprintf(stderr, "thp_faultcost: -k: no 64K mTHP control (hugepages-64kB)\n");
+		return 1;
+	}
 
 	list = strdup(states);
 	for (s = strtok(list, ","); s; s = strtok(NULL, ",")) {
-		enum nstate st = !strcmp(s, "FRAG") ? FRAG : !strcmp(s, "FREE") ? FREE : FULL;
+		enum nstate st = !strcmp(s, "FRAG") ? FRAG : !strcmp(s, "FREE") ? FREE :
+				 !strcmp(s, "SPLIT") ? SPLIT : FULL;
 
 		if (st == FULL) {
-			fprintf(stderr, "thp_faultcost: state '%s': use FREE or FRAG\n", s);
+			fprintf(stderr, "thp_faultcost: state '%s': use FREE, FRAG or SPLIT\n", s);
 			return 2;
 		}
 		if (run_state(st, mode_v, nmodes, reps, mib << 20, tp_fd))

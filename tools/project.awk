@@ -8,10 +8,17 @@
 # as tools/bench.sh writes it from thp_scenarios' "# placement" lines.
 #
 # For each placement: the projected mean cost (sum of share x cost), the
-# oracle (the cheapest page the node states left: a FREE node offers THP
-# and 4k, a FRAG node 4k only, a FULL node nothing, a LOW node first in
-# the walk THP only (its min-watermark attempt); nodes past the row's
-# states are FREE) and the gap between the two, in percentage points.
+# oracle (the cheapest page the node states left: a FREE node offers every
+# size, a FRAG node every size below THP, a SPLIT node 4k only, a FULL
+# node nothing, a LOW node first in the walk THP only (its min-watermark
+# attempt); nodes past the row's states are FREE; rows named "...+64K"
+# had 64K mTHP on, "...-2M" had PMD-sized THP off) and the gap between
+# the two, in percentage points.
+#
+# A table without "D<k> mTHP" costs gets them filled in with the same
+# class's 4k cost: x86 maps a 64K folio with sixteen 4k PTEs, so the TLB
+# sees 4k pages (AMD's PTE coalescing aside), and numa-lat measures the
+# 64K column to check that.  The FILLED line on stderr says where.
 # A share on a class/size the table has no cost for makes the projection
 # "n/a"; so does an option without a cost that no known option dominates
 # (as near or nearer, and THP or the same size).
@@ -32,6 +39,19 @@ FNR == NR {
 		cost[w[1] " " w[2]] = w[3] + 0
 	}
 	next
+}
+
+FNR == 1 && !filled_done {
+	filled_done = 1
+	for (k in cost) {
+		split(k, kk, " ")
+		if (kk[2] == "4k" && !((kk[1] " mTHP") in cost)) {
+			cost[kk[1] " mTHP"] = cost[k]
+			filled = filled " " kk[1]
+		}
+	}
+	if (filled != "")
+		printf("FILLED %s: mTHP cost = 4k cost for%s\n", name, filled) > "/dev/stderr"
 }
 
 FNR == 1 && $1 == "kernel" { next }
@@ -63,15 +83,18 @@ FNR == 1 && $1 == "kernel" { next }
 	best_at = "none"
 	nu = 0
 	split("", avail)
+	nz = split(($2 ~ /-2M/ ? "" : "THP ") ($2 ~ /\+64K/ ? "mTHP " : "") "4k", sizes, " ")
 	for (i = 1; i <= nc; i++) {
 		s = i <= ns ? st[i] : "FREE"
 		if (s == "FULL" || (s == "LOW" && i > 1))
 			continue
-		for (z = 1; z <= 2; z++) {
-			size = z == 1 ? "THP" : "4k"
+		for (z = 1; z <= nz; z++) {
+			size = sizes[z]
 			if (size == "THP" && s != "FREE" && s != "LOW")
 				continue
-			if (size == "4k" && s == "LOW")
+			if (size != "THP" && s == "LOW")
+				continue
+			if (size == "mTHP" && s == "SPLIT")
 				continue
 			key = "D" cls[i] " " size
 			if (!(key in cost)) {
@@ -93,7 +116,8 @@ FNR == 1 && $1 == "kernel" { next }
 		dominated = 0
 		for (a in avail) {
 			split(a, ao, " ")
-			if (ao[1] + 0 <= uo[1] + 0 && (ao[2] == "THP" || ao[2] == uo[2]))
+			if (ao[1] + 0 <= uo[1] + 0 && (ao[2] == "THP" || ao[2] == uo[2] ||
+			    (ao[2] == "mTHP" && uo[2] == "4k")))
 				dominated = 1
 		}
 		if (!dominated)
