@@ -5,6 +5,10 @@ CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/thp-numa
 export CACHE
 
 FLAVOUR ?= patched
+TREE ?= 6.12
+export TREE
+# the staged nodestate.ko of FLAVOUR on TREE (tools/stage.sh)
+MODDIR = $(if $(filter 6.12,$(TREE)),$(FLAVOUR),$(TREE)-$(FLAVOUR))
 TOPO ?= epyc4
 MODE ?=
 APPEND ?=
@@ -25,7 +29,7 @@ check:
 bench:
 	@tools/bench.sh $(if $(COST),--cost $(COST)) $(if $(QUICK),--quick)
 
-## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug)
+## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug, TREE=6.12|7.3)
 kernel:
 	@tools/kernel.sh $(FLAVOUR)
 
@@ -54,7 +58,7 @@ boot: rootfs kernel stage
 test: rootfs kernel stage
 	@tools/run-guest --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
 		$(if $(MODE),--mode $(MODE)) $(if $(APPEND),--append "$(APPEND)") -- \
-		"insmod /mnt/thp/mod/$(FLAVOUR)/nodestate.ko; run-tests.sh '$(T)'"
+		"insmod /mnt/thp/mod/$(MODDIR)/nodestate.ko; run-tests.sh '$(T)'"
 
 ## dry-run       print the QEMU command line for FLAVOUR and TOPO
 dry-run:

@@ -19,17 +19,6 @@ if [ -f "$IMG" ]; then
 fi
 
 # First bookworm URI of the host's apt configuration (deb822 or one-line).
-host_mirror() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		     /Suites:[^\n]*bookworm([ \n]|$)/ && !/debian-security/ {
-			for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); print a[2]; exit } }' "$f"
-	done
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk '$1 == "deb" && $0 ~ / bookworm / && $0 !~ /security/ {
-			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }'
-}
 MIRROR=${MIRROR:-$(host_mirror | head -n1)}
 [ -n "$MIRROR" ] || die "no Debian bookworm mirror in /etc/apt/sources.list*; set MIRROR=<url>"
 

@@ -1,9 +1,14 @@
 #!/bin/sh
-# Build one kernel flavour from Debian's linux-source-6.12 in the cache.
+# Build one kernel flavour from a Debian linux-source package in the cache.
 #
 #   tools/kernel.sh FLAVOUR        FLAVOUR: patched | baseline | debug
 #   tools/kernel.sh --tree FLAVOUR print the source tree of FLAVOUR
 #   tools/kernel.sh --builddir FLAVOUR
+#
+# TREE (environment) picks the kernel: 6.12 (default; linux-source-6.12,
+# Debian stable's, the series in kernel-patches/) or 7.3 (linux-source-7.3
+# from trixie-backports through tools/fetch-source.sh, the series in
+# kernel-patches/7.3/).
 #
 # Layout under $CACHE/src/<package version>/:
 #   base/               the unpacked package, a git repo, tag "base"
@@ -16,8 +21,13 @@ set -eu
 TOOL=kernel
 . "$(dirname "$0")/lib.sh"
 
-PATCHDIR=$TOPDIR/kernel-patches
-CFGDIR=$PATCHDIR/configs
+KTREE=${TREE:-6.12}
+case $KTREE in
+6.12) PATCHDIR=$TOPDIR/kernel-patches ;;
+7.3) PATCHDIR=$TOPDIR/kernel-patches/7.3 ;;
+*) die "unknown TREE '$KTREE' (6.12, 7.3)" ;;
+esac
+CFGDIR=$TOPDIR/kernel-patches/configs
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 mode=build
@@ -35,10 +45,19 @@ nothp) frags="base.config patched.config nothp.config" ;;
 *) die "unknown flavour '$flavour' (patched, baseline, debug, nonuma, nothp)" ;;
 esac
 
-ver=$(pkg_version || true)
-if [ -z "$ver" ]; then
-	ensure_packages $KERNEL_PKGS
-	ver=$(pkg_version)
+if [ "$KTREE" = 6.12 ]; then
+	ver=$(pkg_version || true)
+	if [ -z "$ver" ]; then
+		ensure_packages $KERNEL_PKGS
+		ver=$(pkg_version)
+	fi
+	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	tag=
+else
+	# shellcheck disable=SC2046
+	set -- $("$TOPDIR/tools/fetch-source.sh" "$KTREE") || exit 1
+	ver=$1 tarball=$2
+	tag=$KTREE-
 fi
 SRC=$CACHE/src/$ver
 BASE=$SRC/base
@@ -53,9 +72,10 @@ esac
 
 ensure_packages $KERNEL_PKGS
 mkdir -p "$CACHE/logs"
-LOG=$CACHE/logs/kernel-$flavour.log
+LOG=$CACHE/logs/kernel-$tag$flavour.log
 
 series_files() {
+	[ -f "$PATCHDIR/series" ] || die "no series for TREE=$KTREE ($PATCHDIR/series); only FLAVOUR=baseline builds"
 	grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series" | while read -r p; do
 		echo "$PATCHDIR/$p"
 	done
@@ -64,18 +84,18 @@ series_files() {
 unpack_base() {
 	[ -f "$BASE/.thpnuma-unpacked" ] && return 0
 	need_disk 6000 "unpacking linux-source $ver"
-	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
-	[ -n "$tarball" ] || die "no /usr/src/linux-source-6.12.tar.*; reinstall linux-source-6.12"
+	[ -n "$tarball" ] && [ -f "$tarball" ] ||
+		die "no linux-source-$KTREE tarball${tarball:+ at $tarball}; reinstall linux-source-$KTREE"
 	say "unpacking $tarball ($ver) into $BASE"
 	rm -rf "$BASE" "$SRC/unpack"
 	mkdir -p "$SRC/unpack"
 	tar -C "$SRC/unpack" -xf "$tarball"
-	mv "$SRC/unpack"/linux-source-6.12 "$BASE"
+	mv "$SRC/unpack"/linux-source-$KTREE "$BASE"
 	rmdir "$SRC/unpack"
 	say "importing the tree into git (once)"
 	(cd "$BASE" && git init -q && git add -f -A . &&
 		git -c user.name=thp-numa -c user.email=thp-numa@localhost \
-			commit -q -m "Debian linux-source-6.12 $ver" && git tag base)
+			commit -q -m "Debian linux-source-$KTREE $ver" && git tag base)
 	printf '.build-*\n' >>"$BASE/.git/info/exclude"
 	touch "$BASE/.thpnuma-unpacked"
 }
@@ -104,7 +124,7 @@ apply_series() {
 			am -q --keep-cr "$p" >>"$LOG" 2>&1; then
 			git -C "$PATCHED" am --abort >/dev/null 2>&1 || true
 			rm -f "$PATCHED/.thpnuma-series"
-			die "patch $n ($(basename "$p")) does not apply to linux-source-6.12 $ver; rebase it (log: $LOG)"
+			die "patch $n ($(basename "$p")) does not apply to linux-source-$KTREE $ver; rebase it (log: $LOG)"
 		fi
 	done
 	echo "$key" >"$PATCHED/.thpnuma-series"
@@ -141,18 +161,18 @@ build() {
 	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 	# The count of the last build of this flavour; a first build guesses
 	# from base.config (about 2200 objects per flavour on 6.12).
-	total=$(cat "$CACHE/logs/objects-$flavour" 2>/dev/null || echo 2200)
+	total=$(cat "$CACHE/logs/objects-$tag$flavour" 2>/dev/null || echo 2200)
 	say "building $flavour bzImage with $JOBS jobs (ccache $CCACHE_DIR); log: $LOG"
 	start=$(date +%s)
 	status=0
 	{ make -C "$tree" O="$BUILD" -j"$JOBS" CC="ccache gcc" \
 		KBUILD_BUILD_USER=thp-numa KBUILD_BUILD_HOST=testbed all 2>&1 || echo "MAKE-FAILED $?"; } |
-		tee -a "$LOG" | awk -v total="$total" -v fl="$flavour" -v start="$start" '
+		tee -a "$LOG" | awk -v total="$total" -v tag="$tag" -v fl="$flavour" -v start="$start" '
 		/^  (CC|AS|LD|AR)[ M]/ { n++; if (n % 250 == 0) {
 			printf("[kernel] %s: %d/~%d objects, %ds\n", fl, n, total, systime() - start) > "/dev/stderr"; fflush("/dev/stderr") } }
 		/MAKE-FAILED/ { failed = 1 }
-		END { if (n > 500) print n > ENVIRON["CACHE"] "/logs/objects-" fl ".new"; exit failed }' || status=$?
-	[ -f "$CACHE/logs/objects-$flavour.new" ] && mv "$CACHE/logs/objects-$flavour.new" "$CACHE/logs/objects-$flavour"
+		END { if (n > 500) print n > ENVIRON["CACHE"] "/logs/objects-" tag fl ".new"; exit failed }' || status=$?
+	[ -f "$CACHE/logs/objects-$tag$flavour.new" ] && mv "$CACHE/logs/objects-$tag$flavour.new" "$CACHE/logs/objects-$tag$flavour"
 	if [ "$status" != 0 ] || [ ! -f "$BUILD/arch/x86/boot/bzImage" ]; then
 		grep -E 'error|Error' "$LOG" | tail -n 15 >&2 || true
 		die "$flavour kernel build failed; full log: $LOG"

@@ -12,6 +12,19 @@ die() { printf '[%s] ERROR: %s\n' "${TOOL:-thp-numa}" "$*" >&2; exit 1; }
 KERNEL_PKGS="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev cpio ccache zstd xz-utils git"
 ALL_PKGS="$KERNEL_PKGS qemu-system-x86 debootstrap e2fsprogs libcap-dev libnuma-dev"
 
+# The Debian mirror of the host's apt sources: the first source of a
+# bookworm suite that is not the security archive (deb822 or one-line).
+host_mirror() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		     /Suites:[^\n]*bookworm([ \n]|$)/ && !/debian-security/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, a, /[ \t]+/); print a[2]; exit } }' "$f"
+	done
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" && $0 ~ / bookworm / && $0 !~ /security/ {
+			for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }'
+}
 # The linux-source package version we build against, e.g. 6.12.118-1~deb12u1.
 pkg_version() {
 	dpkg-query -W -f '${Version}' "${LINUX_SOURCE_PKG:-linux-source-6.12}" 2>/dev/null

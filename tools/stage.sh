@@ -2,7 +2,7 @@
 # Build what the guest runs and put it where the guest sees it
 # ($CACHE/stage, the 'thp' 9p share, /mnt/thp in the guest):
 #   bin/  test programs and guest scripts (on the guest's PATH)
-#   mod/<flavour>/nodestate.ko
+#   mod/<flavour>/nodestate.ko          (TREE=7.3: mod/7.3-<flavour>/)
 #   tools/stage.sh FLAVOUR...
 set -eu
 TOOL=stage
@@ -19,12 +19,12 @@ LOG=$CACHE/logs/stage.log
 # libnuma's numa.h: without libnuma-dev it is not built, and
 # selftests-mm.sh reports it missing (a failed key on both kernels).
 if [ "${1:-}" = --selftests ]; then
-	TREE=$("$TOPDIR/tools/kernel.sh" --tree patched)
+	SRCDIR=$("$TOPDIR/tools/kernel.sh" --tree patched)
 	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir patched)
 	ensure_packages libcap-dev libnuma-dev
-	make -s -C "$TREE" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
+	make -s -C "$SRCDIR" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
 	mkdir -p "$CACHE/selftests/mm"
-	make -k -C "$TREE/tools/testing/selftests/mm" OUTPUT="$CACHE/selftests/mm" \
+	make -k -C "$SRCDIR/tools/testing/selftests/mm" OUTPUT="$CACHE/selftests/mm" \
 		KHDR_INCLUDES="-isystem $BUILD/usr/include" EXTRA_CFLAGS="-include ../kselftest.h" \
 		-j"$(nproc)" >>"$LOG" 2>&1 || say "some selftests/mm programs did not build; see $LOG"
 	rm -rf "$STAGE/selftests"
@@ -38,9 +38,9 @@ first=${1:-patched}
 
 # UAPI headers of the kernel under test (PAGEMAP_SCAN is newer than the host's).
 BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$first")
-TREE=$("$TOPDIR/tools/kernel.sh" --tree "$first")
+SRCDIR=$("$TOPDIR/tools/kernel.sh" --tree "$first")
 [ -f "$BUILD/arch/x86/boot/bzImage" ] || die "build the $first kernel first (make kernel)"
-make -s -C "$TREE" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
+make -s -C "$SRCDIR" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
 make -s -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building mm-tests failed; see $LOG"; }
 make -s -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
@@ -53,17 +53,19 @@ install -m 0644 "$TOPDIR/tools/guest-output.awk" "$STAGE/bin/guest-output.awk"
 
 for f in "$@"; do
 	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$f")
-	TREE=$("$TOPDIR/tools/kernel.sh" --tree "$f")
+	SRCDIR=$("$TOPDIR/tools/kernel.sh" --tree "$f")
 	[ -f "$BUILD/Module.symvers" ] || die "no $f kernel build with modules; run: make kernel FLAVOUR=$f"
-	M=$CACHE/modbuild/$f
-	mkdir -p "$M" "$STAGE/mod/$f"
+	mod=$f
+	[ "${TREE:-6.12}" = 6.12 ] || mod=$TREE-$f
+	M=$CACHE/modbuild/$mod
+	mkdir -p "$M" "$STAGE/mod/$mod"
 	cp "$TOPDIR/mm-tests/nodestate/nodestate.c" "$TOPDIR/mm-tests/nodestate/Kbuild" "$M/"
-	make -C "$TREE" O="$BUILD" M="$M" modules >>"$LOG" 2>&1 ||
+	make -C "$SRCDIR" O="$BUILD" M="$M" modules >>"$LOG" 2>&1 ||
 		{ grep -E 'error|warning' "$LOG" | tail -n 20 >&2; die "building nodestate.ko for $f failed; see $LOG"; }
 	if grep -q 'warning:' "$LOG"; then
 		grep 'warning:' "$LOG" >&2
 		die "nodestate.ko for $f builds with warnings"
 	fi
-	cp "$M/nodestate.ko" "$STAGE/mod/$f/"
+	cp "$M/nodestate.ko" "$STAGE/mod/$mod/"
 done
 say "staged test programs and modules for: $*"
