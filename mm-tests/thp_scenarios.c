@@ -62,6 +62,23 @@ static const char *const mthp_stats[] = {
 	"split",
 };
 
+/* Sum of numa_miss over the nodes, in pages (node<N>/numastat). */
+static long numa_miss_pages(void)
+{
+	char path[96];
+	long sum = 0, v;
+	int i;
+
+	for (i = 0; i < nr_nodes; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/numastat", i);
+		v = proc_value(path, "numa_miss");
+		if (v < 0)
+			return -1;
+		sum += v;
+	}
+	return sum;
+}
+
 static void mthp_stats_read(long *v)
 {
 	char path[160];
@@ -104,7 +121,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 {
 	long hist[MAX_NODES][NR_SIZES], want[MAX_NODES][NR_SIZES];
 	long before[NR_COUNTERS], after[NR_COUNTERS], ranges = len / HPAGE_SZ;
-	long mbefore[4], mafter[4], split = 0;
+	long mbefore[4], mafter[4], split = 0, miss0, miss1;
 	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "", cls_s[64];
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
 	enum nstate st[MAX_NODES];
@@ -159,6 +176,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	for (i = 0; i < (int)NR_COUNTERS; i++)
 		before[i] = vmstat(counters[i]);
 	mthp_stats_read(mbefore);
+	miss0 = numa_miss_pages();
 	buf = map_aligned(len);
 	if (!buf || (madv && madvise(buf, len, MADV_HUGEPAGE))) {
 		tap_result(false, "%s # mmap/madvise: %s", desc, strerror(errno));
@@ -170,6 +188,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	for (i = 0; i < (int)NR_COUNTERS; i++)
 		after[i] = vmstat(counters[i]);
 	mthp_stats_read(mafter);
+	miss1 = numa_miss_pages();
 	if (placement_measure(buf, len, &pl)) {
 		tap_result(false, "%s # cannot read placement: %s", desc, strerror(errno));
 		munmap(buf, len);
@@ -248,6 +267,25 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 				 desc, mafter[0] - mbefore[0], m64 / 16, split,
 				 mafter[1] - mbefore[1], small / 16,
 				 mafter[2] - mbefore[2]);
+			ok = false;
+		}
+	}
+	/*
+	 * A page from another node than the CPU's counts as numa_miss there,
+	 * as for one allocation from the CPU's node: at least as many
+	 * numa_miss pages as remote pages mapped (page tables and the like
+	 * only add to it).
+	 */
+	if (miss0 >= 0 && miss1 >= 0) {
+		long remote = 0;
+		int s;
+
+		for (i = 0; i < nr_nodes; i++)
+			for (s = 0; i != cpu_node && s < NR_SIZES; s++)
+				remote += pl.cnt[i][s];
+		if (miss1 - miss0 < remote) {
+			tap_diag("%s: numa_miss +%ld pages, fewer than the %ld remote pages mapped",
+				 desc, miss1 - miss0, remote);
 			ok = false;
 		}
 	}
