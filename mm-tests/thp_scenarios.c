@@ -62,7 +62,7 @@ static const char *const mthp_stats[] = {
 	"split",
 };
 
-/* Sum of numa_miss over the nodes, in pages (node<N>/numastat). */
+/* Sum of numa_miss over the nodes (node<N>/numastat). */
 static long numa_miss_pages(void)
 {
 	char path[96];
@@ -271,20 +271,20 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 		}
 	}
 	/*
-	 * A page from another node than the CPU's counts as numa_miss there,
-	 * as for one allocation from the CPU's node: at least as many
-	 * numa_miss pages as remote pages mapped (page tables and the like
-	 * only add to it).
+	 * A folio from another node than the CPU's counts one numa_miss
+	 * there (6.12 counts allocations, not pages), as for one allocation
+	 * from the CPU's node: at least as many numa_miss as remote folios
+	 * mapped (page tables and the like only add to it).
 	 */
 	if (miss0 >= 0 && miss1 >= 0) {
 		long remote = 0;
-		int s;
 
 		for (i = 0; i < nr_nodes; i++)
-			for (s = 0; i != cpu_node && s < NR_SIZES; s++)
-				remote += pl.cnt[i][s];
+			if (i != cpu_node)
+				remote += pl.cnt[i][SZ_THP] / 512 +
+					  pl.cnt[i][SZ_MTHP] / 16 + pl.cnt[i][SZ_4K];
 		if (miss1 - miss0 < remote) {
-			tap_diag("%s: numa_miss +%ld pages, fewer than the %ld remote pages mapped",
+			tap_diag("%s: numa_miss +%ld, fewer than the %ld remote folios mapped",
 				 desc, miss1 - miss0, remote);
 			ok = false;
 		}
