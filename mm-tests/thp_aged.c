@@ -449,7 +449,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 static void run_defer(char **modes, int nmodes, const char *proactiveness)
 {
 	long wakes;
-	long legacy[2] = { 0, 0 }, wake_legacy = 0;
+	long legacy[2] = { 0, 0 }, wake_legacy = 0, legacy_first = 100;
 	bool have_legacy = false;
 	char desc[128], why[128];
 	struct result r[2];
@@ -488,6 +488,7 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 			for (i = 0; i < 2; i++)
 				legacy[i] = r[i].local_thp_pct;
 			wake_legacy = r[0].kcompactd9 + r[0].kswapd9;
+			legacy_first = r[0].local_thp_pct;
 			have_legacy = true;
 		}
 		/*
@@ -505,11 +506,28 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 			tap_result(r[1].local_thp_pct * 2 >= legacy[1],
 				   "%s %s: second region local THP %ld%% >= half of legacy's %ld%%",
 				   desc, modes[m], r[1].local_thp_pct, legacy[1]);
+		/*
+		 * wakeup_kswapd() returns before its tracepoint (and before
+		 * waking kcompactd) while kswapd is awake, so a missed THP
+		 * need not show a wake-up: legacy, the 6.12 path, once
+		 * missed one of 48 with none.  Legacy's line is the
+		 * reference; a mode is held to it only where legacy's misses
+		 * woke something, or legacy missed nothing.
+		 */
 		wakes = r[0].kswapd9 + r[0].kcompactd9;
-		tap_result(r[0].local_thp_pct == 100 || wakes > 0,
-			   "%s %s wake-ups: first region %ld%% local THP, kswapd %ld, kcompactd %ld at order 9 on node%d (legacy %ld)",
-			   desc, modes[m], r[0].local_thp_pct, r[0].kswapd9, r[0].kcompactd9, node,
-			   have_legacy ? wake_legacy : wakes);
+		if (!strcmp(modes[m], "legacy") || !have_legacy)
+			tap_result(true, "%s %s wake-ups: first region %ld%% local THP, kswapd %ld, kcompactd %ld at order 9 on node%d (the reference)",
+				   desc, modes[m], r[0].local_thp_pct, r[0].kswapd9,
+				   r[0].kcompactd9, node);
+		else if (legacy_first < 100 && wake_legacy == 0)
+			tap_skipped("legacy's missed THPs woke nothing either (kswapd was awake)",
+				    "%s %s wake-ups: first region %ld%% local THP, kswapd %ld, kcompactd %ld",
+				    desc, modes[m], r[0].local_thp_pct, r[0].kswapd9, r[0].kcompactd9);
+		else
+			tap_result(r[0].local_thp_pct == 100 || wakes > 0,
+				   "%s %s wake-ups: first region %ld%% local THP, kswapd %ld, kcompactd %ld at order 9 on node%d (legacy %ld)",
+				   desc, modes[m], r[0].local_thp_pct, r[0].kswapd9, r[0].kcompactd9, node,
+				   wake_legacy);
 	}
 	if (proactiveness)
 		write_file("/proc/sys/vm/compaction_proactiveness", proactiveness_default);
