@@ -139,6 +139,9 @@ host_test run-tests test-run-tests.sh
 host_test parser test-parser.sh
 # The run plan and its helper, with a stand-in for run-guest.
 host_test runs test-runs.sh
+# The 7.3 tree's fetch: the suite's signature against the host's keyring
+# (and not another), the host's apt state untouched (the real mirror).
+host_test fetch test-fetch.sh
 
 # ---- 3. background runs start ---------------------------------------------------
 # The debug kernel's run is the longest (about 300 s under TCG) and none

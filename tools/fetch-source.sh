@@ -5,6 +5,8 @@
 #
 #   tools/fetch-source.sh 7.3         the version fetched before, if any
 #   REFRESH=1 tools/fetch-source.sh 7.3   ask the mirror for the newest
+#   CHECK_ONLY=1 tools/fetch-source.sh 7.3  verify the suite and print the
+#                                          candidate version, download nothing
 #
 # apt runs with a private configuration under $CACHE/apt/<suite>: its own
 # sources list, lists, status file and archive directory, none of the
@@ -34,7 +36,7 @@ A=$CACHE/apt/$suite
 OUTDIR=$CACHE/src-pkg
 # A tree keeps the version it was first fetched at: builds and their
 # caches stay put until REFRESH=1 asks for a newer one.
-if [ -z "${REFRESH:-}" ] && [ -f "$OUTDIR/$pkg.current" ]; then
+if [ -z "${REFRESH:-}${CHECK_ONLY:-}" ] && [ -f "$OUTDIR/$pkg.current" ]; then
 	read -r ver tarball <"$OUTDIR/$pkg.current"
 	[ -f "$tarball" ] && { echo "$ver $tarball"; exit 0; }
 fi
@@ -70,6 +72,10 @@ grep -q '^W: .*\(NO_PUBKEY\|not signed\|is not signed\)' "$LOG" &&
 	die "the $suite Release file did not verify against $KEYRING; see $LOG"
 ver=$(apt-cache policy "$pkg" 2>>"$LOG" | awk '/Candidate:/ { print $2 }')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] || die "$pkg is not in $suite at $MIRROR; see $LOG"
+if [ -n "${CHECK_ONLY:-}" ]; then
+	echo "$ver"
+	exit 0
+fi
 
 tarball=$OUTDIR/$pkg-$ver.tar.xz
 if [ ! -f "$tarball" ]; then
