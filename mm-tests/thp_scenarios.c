@@ -50,6 +50,7 @@ static const char *const counters[] = {
 	"thp_fault_huge_local", "thp_fault_huge_remote",
 	"thp_fault_small_local", "thp_fault_small_remote", "thp_fault_alloc",
 	"compact_stall", "compact_isolated", "pgmigrate_success",
+	"pgsteal_kswapd",
 };
 #define NR_COUNTERS ARRAY_LEN(counters)
 
@@ -123,6 +124,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	long before[NR_COUNTERS], after[NR_COUNTERS], ranges = len / HPAGE_SZ;
 	long mbefore[4], mafter[4], split = 0, miss0, miss1;
 	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "", cls_s[64];
+	char drift[512];
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
 	enum nstate st[MAX_NODES];
 	int i, pos, sz, cls, gcls = -1, gsz = -1;
@@ -195,6 +197,16 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 		reset_states();
 		return;
 	}
+	/*
+	 * Did a node leave its state while the region was faulted (a FULL
+	 * node that kswapd refilled above low, say)?  Printed if the row
+	 * fails; the states were checked before the fault.
+	 */
+	drift[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (st[i] != FREE && !node_state_check(walk[i], st[i], why, sizeof(why)))
+			snprintf(drift + strlen(drift), sizeof(drift) - strlen(drift),
+				 "%s%s", drift[0] ? "; " : "", why);
 	munmap(buf, len);
 	reset_states();
 
@@ -294,6 +306,8 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	if (!ok) {
 		tap_diag("got:      %s%s", got_s, pl.unplaced ? " (some pages not placed)" : "");
 		tap_diag("expected: %s", want_s);
+		tap_diag("pgsteal_kswapd +%ld during the fault; after it: %s",
+			 after[8] - before[8], drift[0] ? drift : "every node still in its state");
 	}
 	tap_result(ok, "%s -> %s D%d %s", desc, ok ? "" : "expected", cls, psize_name[sz]);
 	/*
