@@ -11,6 +11,7 @@
 #
 #   run_names PLAN START [TOPOS]   the plan's runs that start so (fg, bg,
 #                                  alone), in plan order, on one of TOPOS
+#   run_flavours PLAN [TOPOS]      the kernel flavours those runs boot
 #   run_start PLAN NAME            boot in the background, or reuse
 #   run_wait PLAN NAME             wait for a started run
 #   run_report PLAN NAME           its checks, fresh or reused, as results
@@ -40,6 +41,12 @@ run_row() {
 run_names() { # run_names PLAN START [TOPOS]
 	awk -v p="$1" -v s="$2" -v topos=" ${3:-} " -v over="$runs_topo" '
 		$1 == p && $9 == s && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) { print $2 }' \
+		"$RUNS_CONF"
+}
+
+run_flavours() { # run_flavours PLAN [TOPOS]: the kernels its runs boot, first use first
+	awk -v p="$1" -v topos=" ${2:-} " -v over="$runs_topo" '
+		$1 == p && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) && !seen[$3]++ { print $3 }' \
 		"$RUNS_CONF"
 }
 

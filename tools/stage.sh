@@ -2,7 +2,8 @@
 # Build what the guest runs and put it where the guest sees it
 # ($CACHE/stage, the 'thp' 9p share, /mnt/thp in the guest):
 #   bin/  test programs and guest scripts (on the guest's PATH)
-#   mod/<flavour>/nodestate.ko          (TREE=7.3: mod/7.3-<flavour>/)
+#   mod/<flavour>/nodestate.ko          (TREE=7.3 or 7.3-<flavour>:
+#                                        mod/7.3-<flavour>/)
 #   tools/stage.sh FLAVOUR...
 set -eu
 TOOL=stage
@@ -55,8 +56,12 @@ for f in "$@"; do
 	BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$f")
 	SRCDIR=$("$TOPDIR/tools/kernel.sh" --tree "$f")
 	[ -f "$BUILD/Module.symvers" ] || die "no $f kernel build with modules; run: make kernel FLAVOUR=$f"
+	# a flavour that names its tree (7.3-patched) is its own directory
 	mod=$f
-	[ "${TREE:-6.12}" = 6.12 ] || mod=$TREE-$f
+	case $f in
+	*-*) ;;
+	*) [ "${TREE:-6.12}" = 6.12 ] || mod=$TREE-$f ;;
+	esac
 	M=$CACHE/modbuild/$mod
 	mkdir -p "$M" "$STAGE/mod/$mod"
 	cp "$TOPDIR/mm-tests/nodestate/nodestate.c" "$TOPDIR/mm-tests/nodestate/Kbuild" "$M/"

@@ -27,7 +27,7 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 	{
 		bad = ""
 		if ($1 !~ /^(check|bench|bench-quick)$/) bad = bad " plan"
-		if ($3 !~ /^(patched|baseline|debug)$/) bad = bad " flavour"
+		if ($3 !~ /^((7\.3-)?(patched|baseline)|debug)$/) bad = bad " flavour"
 		if (!index(topos, " " $4 " ")) bad = bad " topo"
 		if ($5 !~ /^(-|node-first|guest|legacy)$/) bad = bad " mode"
 		if ($6 !~ /^(-|[0-9]+)$/) bad = bad " swap"
@@ -153,6 +153,10 @@ names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
 is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
 is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node "
+flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' ); }
+is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched "
+is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
+is "run_flavours: make bench boots the 6.12 kernels only" "$(flavours bench)" "patched baseline "
 run_scratch_of() { # the run-guest arguments of a row, from run_start with a stand-in run-guest
 	( TOPDIR=$T CACHE=$tmp/cache QEMU=$tmp/bin/qemu-stand-in PATH=$tmp/bin:$PATH FAKE_BOOTS=$tmp/boots
 	  export TOPDIR CACHE QEMU PATH FAKE_BOOTS
