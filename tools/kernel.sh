@@ -1,8 +1,11 @@
 #!/bin/sh
 # Build one kernel flavour from a Debian linux-source package in the cache.
 #
-#   tools/kernel.sh FLAVOUR        FLAVOUR: patched | baseline | debug
+#   tools/kernel.sh FLAVOUR        FLAVOUR: patched | baseline | debug, or
+#                                  TREE-FLAVOUR (7.3-patched) for another tree
 #   tools/kernel.sh --tree FLAVOUR print the source tree of FLAVOUR
+#   tools/kernel.sh --current FLAVOUR  exit 0 if FLAVOUR's build is up to
+#                                  date (nothing is unpacked or built)
 #   tools/kernel.sh --builddir FLAVOUR
 #
 # TREE (environment) picks the kernel: 6.12 (default; linux-source-6.12,
@@ -21,7 +24,19 @@ set -eu
 TOOL=kernel
 . "$(dirname "$0")/lib.sh"
 
+mode=build
+case "${1:-}" in
+--tree) mode=tree; shift ;;
+--builddir) mode=builddir; shift ;;
+--current) mode=current; shift ;;
+esac
+flavour=${1:-patched}
+# A flavour may name its tree: 7.3-patched is TREE=7.3 patched (the run
+# plan's flavour column, the staged module's directory).
 KTREE=${TREE:-6.12}
+case $flavour in
+*-*) KTREE=${flavour%%-*} flavour=${flavour#*-} ;;
+esac
 case $KTREE in
 6.12) PATCHDIR=$TOPDIR/kernel-patches ;;
 7.3) PATCHDIR=$TOPDIR/kernel-patches/7.3 ;;
@@ -30,12 +45,6 @@ esac
 CFGDIR=$TOPDIR/kernel-patches/configs
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
-mode=build
-case "${1:-}" in
---tree) mode=tree; shift ;;
---builddir) mode=builddir; shift ;;
-esac
-flavour=${1:-patched}
 case $flavour in
 baseline) frags="base.config" ;;
 patched) frags="base.config patched.config" ;;
@@ -48,12 +57,15 @@ esac
 if [ "$KTREE" = 6.12 ]; then
 	ver=$(pkg_version || true)
 	if [ -z "$ver" ]; then
+		[ "$mode" = current ] && exit 1
 		ensure_packages $KERNEL_PKGS
 		ver=$(pkg_version)
 	fi
 	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
 	tag=
 else
+	# --current never fetches: no pinned version, no build
+	[ "$mode" = current ] && [ ! -f "$CACHE/src-pkg/linux-source-$KTREE.current" ] && exit 1
 	# shellcheck disable=SC2046
 	set -- $("$TOPDIR/tools/fetch-source.sh" "$KTREE") || exit 1
 	ver=$1 tarball=$2
@@ -70,16 +82,31 @@ tree) echo "$tree"; exit 0 ;;
 builddir) echo "$BUILD"; exit 0 ;;
 esac
 
-ensure_packages $KERNEL_PKGS
-mkdir -p "$CACHE/logs"
-LOG=$CACHE/logs/kernel-$tag$flavour.log
-
 series_files() {
 	[ -f "$PATCHDIR/series" ] || die "no series for TREE=$KTREE ($PATCHDIR/series); only FLAVOUR=baseline builds"
 	grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series" | while read -r p; do
 		echo "$PATCHDIR/$p"
 	done
 }
+
+build_key() { # the key of the build that matches the series and fragments now
+	set --
+	for f in $frags; do set -- "$@" "$CFGDIR/$f"; done
+	if [ "$tree" = "$BASE" ]; then
+		echo "$ver base $(hash_files "$@")"
+	else
+		echo "$ver $(series_files | xargs cat | sha256sum | cut -c1-12) $(hash_files "$@")"
+	fi
+}
+if [ "$mode" = current ]; then
+	[ -f "$BUILD/.thpnuma-key" ] && [ -f "$BUILD/arch/x86/boot/bzImage" ] &&
+		[ "$(cat "$BUILD/.thpnuma-key")" = "$(build_key)" ]
+	exit $?
+fi
+
+ensure_packages $KERNEL_PKGS
+mkdir -p "$CACHE/logs"
+LOG=$CACHE/logs/kernel-$tag$flavour.log
 
 unpack_base() {
 	[ -f "$BASE/.thpnuma-unpacked" ] && return 0
@@ -109,7 +136,7 @@ apply_series() {
 		git -C "$BASE" worktree prune
 		git -C "$BASE" worktree add -q --detach "$PATCHED" base
 	fi
-	say "applying kernel-patches/series to $ver"
+	say "applying ${PATCHDIR#"$TOPDIR"/}/series to $ver"
 	(cd "$PATCHED" && git am --abort >/dev/null 2>&1 || true)
 	git -C "$PATCHED" checkout -q --detach base
 	# Debian's .gitignore ignores the whole top level, so a file an older
@@ -188,8 +215,7 @@ unpack_base
 [ "$tree" = "$PATCHED" ] && apply_series
 set --
 for f in $frags; do set -- "$@" "$CFGDIR/$f"; done
-key="$ver $(cat "$PATCHED/.thpnuma-series" 2>/dev/null || echo none) $(hash_files "$@")"
-[ "$tree" = "$BASE" ] && key="$ver base $(hash_files "$@")"
+key=$(build_key)
 if [ -f "$BUILD/.thpnuma-key" ] && [ "$(cat "$BUILD/.thpnuma-key")" = "$key" ] &&
 	[ -f "$BUILD/arch/x86/boot/bzImage" ]; then
 	[ -s "$LOG" ] || [ ! -f "$LOG.prev" ] || mv -f "$LOG.prev" "$LOG"
