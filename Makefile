@@ -65,7 +65,7 @@ dry-run:
 	@tools/run-guest --dry-run --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
 		$(if $(MODE),--mode $(MODE)) -- true
 
-## series-check  patches apply (git am, patch -p1) and pass checkpatch --strict
+## series-check  patches apply (git am, patch -p1) and pass checkpatch --strict (TREE=7.3: the 7.3 series)
 series-check:
 	@tools/series.sh check
 

@@ -19,8 +19,8 @@
 #    with its helper (run-guest).
 # 3. the background runs start (start=bg: the debug kernel's functional
 #    tests and stress-ng run, the longest, beside steps 4 and 5).
-# 4. series: every patch applies (git am and patch -p1) and is
-#    checkpatch --strict clean.
+# 4. series: every patch of each tree's series applies (git am and
+#    patch -p1) and is checkpatch --strict clean.
 # 5. the foreground runs, one at a time (start=fg): each topology on the
 #    baseline and patched kernels (topology, local THP, KUnit and knob
 #    tests on patched, the scenario matrix in every mode, policies), and
@@ -183,16 +183,25 @@ for r in $background; do
 done
 
 # ---- 4. the series -----------------------------------------------------------
-"$TOPDIR/tools/series.sh" check >"$CACHE/logs/series-check.log" 2>&1
-series_rc=$?
-while IFS= read -r l; do
-	case $l in
-	"ok "*) result ok "series: ${l#ok }" ;;
-	"not ok "*) result fail "series: ${l#not ok }" ;;
-	"#"*) echo "$l" ;;
+# Each tree whose patched kernel make check boots: 6.12's series, then 7.3's.
+for tree in 6.12 7.3; do
+	case $tree in
+	6.12) case " $kernels " in *" patched "*) ;; *) continue ;; esac
+		tag=series log=$CACHE/logs/series-check.log ;;
+	*) case " $kernels " in *" $tree-patched "*) ;; *) continue ;; esac
+		tag="series $tree" log=$CACHE/logs/series-check-$tree.log ;;
 	esac
-done <"$CACHE/logs/series-check.log"
-[ "$series_rc" = 0 ] || say "series checks failed; see $CACHE/logs/series-check.log"
+	TREE=$tree "$TOPDIR/tools/series.sh" check >"$log" 2>&1
+	series_rc=$?
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) result ok "$tag: ${l#ok }" ;;
+		"not ok "*) result fail "$tag: ${l#not ok }" ;;
+		"#"*) echo "$l" ;;
+		esac
+	done <"$log"
+	[ "$series_rc" = 0 ] || say "$tag checks failed; see $log"
+done
 
 # ---- 5. foreground runs ------------------------------------------------------
 for r in $(check_runs fg); do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks on kernel-patches/ itself.
+# Checks on kernel-patches/ itself (TREE=7.3: on kernel-patches/7.3/).
 #
 #   tools/series.sh check        TAP: each patch applies with git am and with
 #                                patch -p1, in order, on the installed
@@ -14,11 +14,16 @@ set -u
 TOOL=series
 . "$(dirname "$0")/lib.sh"
 
-PATCHDIR=$TOPDIR/kernel-patches
-BASE=$(dirname "$("$TOPDIR/tools/kernel.sh" --tree patched)")/base
-"$TOPDIR/tools/kernel.sh" --tree patched >/dev/null
-ver=$(pkg_version)
-[ -d "$BASE/.git" ] || { "$TOPDIR/tools/kernel.sh" baseline >/dev/null 2>&1 || true; }
+KTREE=${TREE:-6.12}
+case $KTREE in
+6.12) PATCHDIR=$TOPDIR/kernel-patches ;;
+7.3) PATCHDIR=$TOPDIR/kernel-patches/7.3 ;;
+*) die "unknown TREE '$KTREE' (6.12, 7.3)" ;;
+esac
+CFGDIR=$TOPDIR/kernel-patches/configs
+BASE=$(dirname "$("$TOPDIR/tools/kernel.sh" --tree "$KTREE-patched")")/base
+ver=$(basename "$(dirname "$BASE")")
+[ -d "$BASE/.git" ] || { "$TOPDIR/tools/kernel.sh" "$KTREE-baseline" >/dev/null 2>&1 || true; }
 [ -d "$BASE/.git" ] || die "no unpacked linux-source tree; run: make kernel"
 WT=$(dirname "$BASE")/series-check
 patches=$(grep -v '^[[:space:]]*\(#\|$\)' "$PATCHDIR/series")
@@ -37,7 +42,7 @@ worktree() { # fresh worktree at base in $WT
 check() {
 	n=0
 	for p in $patches; do n=$((n + 1)); done
-	echo "# $n patches against linux-source-6.12 $ver"
+	echo "# $n patches against linux-source-$KTREE $ver"
 	rc=0
 	worktree
 	i=0 ok=1
@@ -131,7 +136,7 @@ build_each() {
 	rc=0 i=0
 	each=0
 	case " $STEPS " in *" patches "*) each=1
-		config "$B" "$PATCHDIR/configs/base.config" "$PATCHDIR/configs/patched.config" ;;
+		config "$B" "$CFGDIR/base.config" "$CFGDIR/patched.config" ;;
 	esac
 	# Apply the series one patch at a time, building after each if asked.
 	for p in $patches; do
@@ -141,7 +146,7 @@ build_each() {
 		[ "$each" = 1 ] || continue
 		# Options a later patch adds (the KUnit test) come back once it exists.
 		(cd "$WT" && scripts/kconfig/merge_config.sh -m -O "$B" "$B/.config" \
-			"$PATCHDIR/configs/patched.config") >>"$LOG" 2>&1
+			"$CFGDIR/patched.config") >>"$LOG" 2>&1
 		make -s -C "$WT" O="$B" olddefconfig >>"$LOG" 2>&1
 		say "building $TARGETS after patch $i ($p)"
 		make_step "$B" "after patch $i: $p"
@@ -149,9 +154,9 @@ build_each() {
 	case " $STEPS " in *" configs "*) ;; *) return $rc ;; esac
 	for f in nonuma nothp; do
 		Bf=$WT/.build-each-$f
-		config "$Bf" "$PATCHDIR/configs/base.config" "$PATCHDIR/configs/patched.config" \
-			"$PATCHDIR/configs/$f.config"
-		want=$(sed -n 's/^# \(CONFIG_[A-Z_]*\) is not set$/\1/p' "$PATCHDIR/configs/$f.config")
+		config "$Bf" "$CFGDIR/base.config" "$CFGDIR/patched.config" \
+			"$CFGDIR/$f.config"
+		want=$(sed -n 's/^# \(CONFIG_[A-Z_]*\) is not set$/\1/p' "$CFGDIR/$f.config")
 		if grep -q "^$want=y" "$Bf/.config"; then
 			echo "not ok - $f: $want is still set after olddefconfig"
 			rc=1
