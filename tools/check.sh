@@ -100,13 +100,13 @@ ensure_packages $ALL_PKGS
 # so far, so a cold make check leaves it out: DEBUG=auto (the default) runs it
 # when its build is already up to date in the cache (make debug), DEBUG=1
 # builds and runs it, DEBUG=0 leaves it out.
-kernels=$(run_flavours check "$topos")
+kernels=$(run_flavours check "$topos" | tr "\n" " ")
 case ${DEBUG:-auto} in
 1) ;;
-0) kernels=$(echo "$kernels" | grep -vx debug) ;;
+0) kernels=$(echo "$kernels" | tr " " "\n" | grep -vx debug | tr "\n" " ") ;;
 auto)
 	if ! "$TOPDIR/tools/kernel.sh" --current debug 2>/dev/null; then
-		kernels=$(echo "$kernels" | grep -vx debug)
+		kernels=$(echo "$kernels" | tr " " "\n" | grep -vx debug | tr "\n" " ")
 		for r in $(run_names check bg "$topos") $(run_names check fg "$topos"); do
 			run_row check "$r"
 			[ "$r_flavour" = debug ] &&
