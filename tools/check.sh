@@ -108,22 +108,18 @@ ensure_packages $ALL_PKGS
 # make debug, or one make check FULL=1), and keeps it up to date from
 # then on; FULL=1 builds both now; FULL=0 leaves both out.
 kernels=$(run_flavours check "$topos" | tr "\n" " ")
-left_out=
-for k in baseline debug; do
-	case ${FULL:-auto} in
-	1) continue ;;
-	0) ;;
-	auto) [ -f "$("$TOPDIR/tools/kernel.sh" --builddir "$k")/arch/x86/boot/bzImage" ] && continue ;;
-	*) die "FULL=$FULL (auto, 1 or 0)" ;;
-	esac
-	case " $kernels " in *" $k "*) left_out="$left_out $k" ;; esac
+left_out=$(run_left_out "$kernels") || die "FULL=$FULL (auto, 1 or 0)"
+left_out=$(echo $left_out)
+for k in $left_out; do
 	kernels=$(echo "$kernels" | tr " " "\n" | grep -vx "$k" | tr "\n" " ")
 done
 case " $left_out " in *" baseline "*) SELFTESTS=0 ;; esac
 for r in $(run_names check bg "$topos") $(run_names check fg "$topos") $(run_names check alone "$topos"); do
 	run_row check "$r"
 	case " $left_out " in
-	*" $r_flavour "*) why="the $r_flavour kernel is not built on this machine; make $r_flavour, or make check FULL=1, builds it, and make check runs it from then on" ;;
+	*" $r_flavour "*)
+		case $r_flavour in baseline) what="unpatched 6.12" ;; *) what=$r_flavour ;; esac
+		why="the $what kernel is not built on this machine (a cold make check leaves it out for time); make $r_flavour, or make check FULL=1, builds it, and make check runs it from then on" ;;
 	*) case $r in *selftests) [ "${SELFTESTS:-1}" = 1 ] && continue
 		why="selftests/mm compare the patched kernel with the unpatched one, which is left out" ;;
 	   *) continue ;; esac ;;

@@ -12,6 +12,7 @@
 #   run_names PLAN START [TOPOS]   the plan's runs that start so (fg, bg,
 #                                  alone), in plan order, on one of TOPOS
 #   run_flavours PLAN [TOPOS]      the kernel flavours those runs boot
+#   run_left_out KERNELS           the optional ones make check leaves out
 #   run_start PLAN NAME            boot in the background, or reuse
 #   run_wait PLAN NAME             wait for a started run
 #   run_report PLAN NAME           its checks, fresh or reused, as results
@@ -48,6 +49,22 @@ run_flavours() { # run_flavours PLAN [TOPOS]: the kernels its runs boot, first u
 	awk -v p="$1" -v topos=" ${2:-} " -v over="$runs_topo" '
 		$1 == p && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) && !seen[$3]++ { print $3 }' \
 		"$RUNS_CONF"
+}
+
+# run_left_out KERNELS: the optional kernels (unpatched 6.12, debug) among
+# KERNELS that make check leaves out: FULL=1 none, FULL=0 both, FULL=auto
+# (the default) those without a built image on this machine.
+run_left_out() {
+	for k in baseline debug; do
+		case " $1 " in *" $k "*) ;; *) continue ;; esac
+		case ${FULL:-auto} in
+		1) continue ;;
+		0) ;;
+		auto) [ -f "$("$TOPDIR/tools/kernel.sh" --builddir "$k")/arch/x86/boot/bzImage" ] && continue ;;
+		*) echo "FULL=$FULL: auto, 1 or 0" >&2; return 1 ;;
+		esac
+		echo "$k"
+	done
 }
 
 # The run's one guest command: run-tests.sh and each of the row's

@@ -157,6 +157,17 @@ flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' 
 is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched "
 is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
 is "run_flavours: make bench boots the 6.12 kernels only" "$(flavours bench)" "patched baseline "
+left_out() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_left_out "$@" | tr '\n' ' ' ); }
+all="baseline patched debug 7.3-baseline 7.3-patched"
+is "run_left_out: FULL=auto keeps the optional kernels that are built" "$(left_out "$all")" ""
+is "run_left_out: FULL=0 leaves out the unpatched 6.12 and debug kernels" "$(FULL=0 left_out "$all")" "baseline debug "
+is "run_left_out: FULL=1 leaves out nothing" "$(FULL=1 left_out "$all")" ""
+is "run_left_out: only kernels the plan boots" "$(FULL=0 left_out "patched 7.3-patched")" ""
+mv "$tmp/kernel/arch/x86/boot/bzImage" "$tmp/bzImage.away"
+is "run_left_out: FULL=auto leaves out what is not built" "$(left_out "$all")" "baseline debug "
+mv "$tmp/bzImage.away" "$tmp/kernel/arch/x86/boot/bzImage"
+( TOPDIR=$T; . "$T/tools/runs.sh"; FULL=sometimes run_left_out "$all" ) >/dev/null 2>&1
+tap $([ $? != 0 ] && echo 0 || echo 1) "run_left_out: FULL=sometimes is refused"
 run_scratch_of() { # the run-guest arguments of a row, from run_start with a stand-in run-guest
 	( TOPDIR=$T CACHE=$tmp/cache QEMU=$tmp/bin/qemu-stand-in PATH=$tmp/bin:$PATH FAKE_BOOTS=$tmp/boots
 	  export TOPDIR CACHE QEMU PATH FAKE_BOOTS
