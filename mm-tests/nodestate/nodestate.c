@@ -173,6 +173,39 @@ static unsigned long ns_target(struct zone *zone, enum ns_state state)
 	return ULONG_MAX;
 }
 
+/*
+ * FULL: the chunk sweep leaves the pieces smaller than a chunk free.  Where
+ * earlier rows left the node fragmented, those alone can hold the zone
+ * above low (seen: 695-743 free pages against a low watermark of 594 on
+ * chain4, after the 64K rows); take base pages too, down to the target.
+ */
+static void ns_take_small(int nid, struct ns_node *n, enum ns_state state)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	int zt;
+
+	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
+		struct zone *zone = &pgdat->node_zones[zt];
+		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
+			     __GFP_NOWARN | __GFP_MEMALLOC) & ~__GFP_RECLAIM;
+		struct page *page;
+
+		if (!populated_zone(zone))
+			continue;
+		while (zone_page_state(zone, NR_FREE_PAGES) > ns_target(zone, state)) {
+			page = alloc_pages_node(nid, gfp, 0);
+			if (!page)
+				break;
+			list_add(&page->lru, &n->held0);
+			n->nr_held0++;
+			if (page_zone(page) != zone)
+				break;
+			if (!(n->nr_held0 % 1024))
+				cond_resched();
+		}
+	}
+}
+
 static int ns_cmp_pfn(void *priv, const struct list_head *a,
 		      const struct list_head *b)
 {
@@ -317,6 +350,8 @@ static int ns_set(int nid, enum ns_state state)
 		ns_split_chunks(n);
 		ns_drain();
 	} else {
+		if (state == NS_FULL)
+			ns_take_small(nid, n, state);
 		ns_give_back(n, state);
 	}
 	if (state == NS_FRAG)
