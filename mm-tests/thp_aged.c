@@ -360,7 +360,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 	 */
 	bool timing_row = !strcmp(defrag, "defer") ||
 			  (!strcmp(defrag, "defer+madvise") && !madv);
-	long share[4][8], median[4];
+	long share[4][8], median[4], blocks[4][8], mblocks[4], start_blocks = -1;
 	char desc[128], why[128];
 	int m, k, rep, ok[4] = { 0 }, nowake[4] = { 0 };
 	struct result r;
@@ -399,6 +399,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 				struct node_mem nm;
 
 				node_mem_read(node, &nm);
+				start_blocks = nm.huge_blocks;
 				tap_diag("%s %s state: %ld free blocks >= 2M, %ld pages on per-cpu lists, %ld free",
 					 desc, modes[m], nm.huge_blocks, node_pcp_pages(node), nm.free);
 			}
@@ -406,8 +407,10 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			fault_region(region_mib << 20, madv, &r);
 			mark("fault-end", modes[m]);
 			report(row, modes[m], defrag, madv, &r);
-			if (r.ok)
+			if (r.ok) {
+				blocks[m][ok[m]] = start_blocks;
 				share[m][ok[m]++] = r.local_thp_pct;
+			}
 			/* cnt[4]: thp_fault_fallback, a missed local THP */
 			if (r.ok && r.cnt[4] > 0 && r.kswapd9 + r.kcompactd9 == 0)
 				nowake[m]++;
@@ -415,9 +418,12 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 	}
 	for (m = 0; m < nmodes; m++) {
 		median[m] = -1;
+		mblocks[m] = -1;
 		if (ok[m]) {
 			qsort(share[m], ok[m], sizeof(long), cmp_long);
 			median[m] = share[m][ok[m] / 2];
+			qsort(blocks[m], ok[m], sizeof(long), cmp_long);
+			mblocks[m] = blocks[m][ok[m] / 2];
 		}
 	}
 	/*
@@ -437,6 +443,15 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			slack = share[0][ok[0] - 1] - share[0][0];
 		if (ok[m] && share[m][ok[m] - 1] - share[m][0] > slack)
 			slack = share[m][ok[m] - 1] - share[m][0];
+		/*
+		 * The state is made anew by a task each run, after the previous
+		 * mode's region was freed: when this mode's states started
+		 * with fewer free 2M blocks than legacy's (7.3: 13 against 16
+		 * in one boot, node-first always following guest), that many
+		 * fewer local THPs are no lack of effort.
+		 */
+		if (ok[0] && ok[m] && mblocks[0] > mblocks[m])
+			slack += (mblocks[0] - mblocks[m]) * 100 * HPAGE_SZ / ((long)region_mib << 20) + 1;
 		if (!have_numa_fallback() && strcmp(modes[m], "legacy")) {
 			tap_skipped("numa_fallback knob missing", "%s %s", desc, modes[m]);
 			continue;
@@ -457,8 +472,8 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			continue;
 		}
 		tap_result(median[m] >= median[0] - slack,
-			   "%s %s: local THP median %ld%% >= legacy %ld%% - %ld (%d runs each)",
-			   desc, modes[m], median[m], median[0], slack, reps);
+			   "%s %s: local THP median %ld%% >= legacy %ld%% - %ld (%d runs each; free 2M blocks at the start %ld, legacy %ld)",
+			   desc, modes[m], median[m], median[0], slack, reps, mblocks[m], mblocks[0]);
 	}
 }
 
