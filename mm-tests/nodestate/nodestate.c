@@ -333,6 +333,7 @@ static void ns_pin_used_blocks(int nid, struct ns_node *n, unsigned int order)
 static int ns_set(int nid, enum ns_state state)
 {
 	struct ns_node *n = ns_nodes[nid];
+	int i;
 
 	ns_release(n);
 	if (state == NS_FREE)
@@ -350,8 +351,15 @@ static int ns_set(int nid, enum ns_state state)
 		ns_split_chunks(n);
 		ns_drain();
 	} else {
-		if (state == NS_FULL)
+		/*
+		 * The base pages come through the per-cpu lists, whose
+		 * refills leave pages there that a later drain frees above
+		 * the target: drain and take again until it holds.
+		 */
+		for (i = 0; state == NS_FULL && i < 4; i++) {
 			ns_take_small(nid, n, state);
+			ns_drain();
+		}
 		ns_give_back(n, state);
 	}
 	if (state == NS_FRAG)
