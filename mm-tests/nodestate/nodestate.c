@@ -131,6 +131,13 @@ static gfp_t ns_zone_gfp(enum zone_type zt)
 	}
 }
 
+/* What the sweeps take with: this node only, no reclaim, reserves too. */
+static gfp_t ns_take_gfp(enum zone_type zt)
+{
+	return (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE | __GFP_NOWARN |
+		__GFP_MEMALLOC) & ~__GFP_RECLAIM;
+}
+
 /*
  * Every free chunk of NS_CHUNK pages of @nid, watermarks ignored (the node
  * is ours for a moment; other allocations fall back to other nodes).
@@ -145,8 +152,7 @@ static void ns_take_all(int nid, struct ns_node *n)
 
 	ns_drain();
 	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
-		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
-			     __GFP_NOWARN | __GFP_MEMALLOC) & ~__GFP_RECLAIM;
+		gfp_t gfp = ns_take_gfp(zt);
 		struct page *page;
 
 		if (!populated_zone(&pgdat->node_zones[zt]))
@@ -186,8 +192,7 @@ static void ns_take_small(int nid, struct ns_node *n, enum ns_state state)
 
 	for (zt = ZONE_NORMAL; zt >= 0; zt--) {
 		struct zone *zone = &pgdat->node_zones[zt];
-		gfp_t gfp = (GFP_KERNEL | ns_zone_gfp(zt) | __GFP_THISNODE |
-			     __GFP_NOWARN | __GFP_MEMALLOC) & ~__GFP_RECLAIM;
+		gfp_t gfp = ns_take_gfp(zt);
 		struct page *page;
 
 		if (!populated_zone(zone))
