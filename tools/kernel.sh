@@ -183,9 +183,7 @@ configure() {
 
 build() {
 	need_disk 3000 "building the $flavour kernel"
-	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-	export CCACHE_BASEDIR=$SRC CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
-	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	ccache_env "$SRC"
 	# The count of the last build of this flavour; a first build guesses
 	# from base.config (about 2200 objects per flavour on 6.12).
 	total=$(cat "$CACHE/logs/objects-$tag$flavour" 2>/dev/null || echo 2200)

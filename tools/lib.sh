@@ -101,3 +101,17 @@ need_disk() {
 	avail=$(df -Pm "$CACHE" | awk 'NR==2 {print $4}')
 	[ "$avail" -ge "$1" ] || die "$2 needs ${1} MiB free under $CACHE, only ${avail} MiB left (free space or set CACHE=)"
 }
+
+# ccache_env BASEDIR: the ccache settings of every kernel build.  Depend
+# mode hashes the dependency list the compiler writes (kbuild's
+# -Wp,-MMD) instead of running the preprocessor a second time on each
+# miss: a cold miss cost 14% over plain gcc without it and 0-4% with it
+# (six mm/, sched and ext4 objects of 7.3, 2 cores).  It gives up the
+# preprocessed-mode hits, which kernel headers rarely give: an edit that
+# moves a line changes every includer's preprocessed text anyway.
+ccache_env() {
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	export CCACHE_BASEDIR=$1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export CCACHE_DEPEND=${CCACHE_DEPEND:-true}
+}

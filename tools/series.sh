@@ -105,7 +105,7 @@ check() {
 build_each() {
 	JOBS=${JOBS:-$(($(nproc) + 1))}
 	TARGETS=${TARGETS:-bzImage}
-	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$(dirname "$BASE")
+	ccache_env "$(dirname "$BASE")"
 	mkdir -p "$CACHE/logs"
 	LOG=$CACHE/logs/series-build-each.log
 	: >"$LOG"
