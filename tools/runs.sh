@@ -13,6 +13,7 @@
 #                                  alone), in plan order, on one of TOPOS
 #   run_flavours PLAN [TOPOS]      the kernel flavours those runs boot
 #   run_left_out KERNELS           the optional ones make check leaves out
+#   run_left_out_why LEFT-OUT      after run_row: why the run is left out
 #   run_start PLAN NAME            boot in the background, or reuse
 #   run_wait PLAN NAME             wait for a started run
 #   run_report PLAN NAME           its checks, fresh or reused, as results
@@ -28,10 +29,11 @@ runs_t0=$(date +%s)
 run_dir() { echo "$CACHE/runs/$1-$2"; }
 
 # run_row PLAN NAME: the row's fields in r_flavour, r_topo, r_mode, r_swap,
-# r_scratch, r_reuse, r_start, r_timeout, r_cmds; 1 if the plan has no such run
+# r_scratch, r_reuse, r_start, r_timeout, r_needs, r_cmds; 1 if the plan has
+# no such run
 run_row() {
 	r_cmds=
-	while read -r r_plan r_name r_flavour r_topo r_mode r_swap r_scratch r_reuse r_start r_timeout r_cmds; do
+	while read -r r_plan r_name r_flavour r_topo r_mode r_swap r_scratch r_reuse r_start r_timeout r_needs r_cmds; do
 		[ "$r_plan" = "$1" ] && [ "$r_name" = "$2" ] && break
 		r_cmds=
 	done <"$RUNS_CONF"
@@ -65,6 +67,20 @@ run_left_out() {
 		esac
 		echo "$k"
 	done
+}
+
+# run_left_out_why "LEFT-OUT KERNELS": after run_row, why make check
+# leaves this run out (its kernel is left out, or the optional kernel its
+# needs column names); status 1 and nothing when it runs.
+run_left_out_why() {
+	case " $1 " in
+	*" $r_flavour "*) k=$r_flavour w="the %s kernel is" ;;
+	*" ${r_needs:--} "*) k=$r_needs w="it goes with the %s kernel, which is" ;;
+	*) return 1 ;;
+	esac
+	case $k in baseline) kn="unpatched 6.12" ;; *) kn=$k ;; esac
+	# shellcheck disable=SC2059
+	printf "$w not built on this machine (a cold make check leaves it out for time); make %s, or make check FULL=1, builds it, and make check runs it from then on\n" "$kn" "$k"
 }
 
 # The run's one guest command: run-tests.sh and each of the row's

@@ -35,12 +35,13 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 		if ($8 !~ /^(yes|no)$/) bad = bad " reuse"
 		if ($9 !~ /^(fg|bg|alone)$/) bad = bad " start"
 		if ($10 !~ /^[0-9]+$/) bad = bad " timeout"
-		if (NF < 11) bad = bad " commands"
+		if ($11 !~ /^(-|baseline|debug)$/ || $11 == $3) bad = bad " needs"
+		if (NF < 12) bad = bad " commands"
 		if (seen[$1 " " $2]++) bad = bad " name(twice)"
 		if (bad != "") print NR ":" bad
 	}' "$REAL/tools/runs.conf" >"$tmp/bad-rows"
 [ ! -s "$tmp/bad-rows" ]
-tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
+tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout, needs and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
 
 # ---- a tree with stand-ins ---------------------------------------------------
 T=$tmp/tree
@@ -173,11 +174,21 @@ run_scratch_of() { # the run-guest arguments of a row, from run_start with a sta
 	  export TOPDIR CACHE QEMU PATH FAKE_BOOTS
 	  . "$T/tools/runs.sh"
 	  result() { :; }
-	  run_row "$1" "$2" && echo "$r_swap|$r_scratch|$r_reuse|$r_start|$r_timeout" )
+	  run_row "$1" "$2" && echo "$r_swap|$r_scratch|$r_reuse|$r_start|$r_timeout|$r_needs" )
 }
-is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900"
+is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900|-"
 plan patched-epyc4
 is "the scratch column reaches run-guest as --scratch" "$(cat "$tmp/boots.disks" 2>/dev/null)" "--scratch 512"
-is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-epyc4-swap)" "1024|-|no|fg|1200"
+is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-epyc4-swap)" "1024|-|no|fg|1200|-"
+is "the needs column is read as its own field" "$(run_scratch_of check patched-aged)" "-|-|no|fg|1800|baseline"
+why() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check "$1" && run_left_out_why "$2" ) }
+is "run_left_out_why: a run of a left-out kernel says so" "$(why baseline-aged "baseline debug")" \
+	"the unpatched 6.12 kernel is not built on this machine (a cold make check leaves it out for time); make baseline, or make check FULL=1, builds it, and make check runs it from then on"
+is "run_left_out_why: a run that needs a left-out kernel goes with it" "$(why patched-1node "baseline")" \
+	"it goes with the unpatched 6.12 kernel, which is not built on this machine (a cold make check leaves it out for time); make baseline, or make check FULL=1, builds it, and make check runs it from then on"
+why patched-epyc4 "baseline debug" >/dev/null
+tap $([ $? = 1 ] && echo 0 || echo 1) "run_left_out_why: a run that needs no left-out kernel runs"
+is "run_left_out_why: nothing left out, everything runs" "$(why patched-aged "" || echo runs)" "runs"
+is "the commands follow the needs column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "kunit-results.sh mm_multi_order"
 
 tap_done
