@@ -28,10 +28,18 @@
  * mm_compaction_wakeup_kcompactd) are printed beside each row.
  *
  *   thp_aged [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...]
- *            [-R reps] [-P] [-T trace-instance]
+ *            [-R reps] [-P] [-D] [-T trace-instance]
  *
  * -R: how many times each mode makes and measures each aged row (3; the
  * medians are compared).
+ *
+ * -D sets vm.defrag_mode=1 (Linux 6.15 and later) for the run and names
+ * the aged rows "aged-dm1"; the aged-pcp row is left out.  Under
+ * defrag_mode the fast path never steals part of another migratetype's
+ * block, kswapd counts only whole free blocks for order > 0, and the
+ * slow path reclaims and compacts before it lets an allocation fragment:
+ * a mode must not try less there either.  A kernel without the sysctl
+ * skips the run.
  *
  * -T marks each aged row's fault phase ("thp_aged fault-start MODE",
  * "fault-end") in /sys/kernel/tracing/instances/NAME/trace_marker, so the
@@ -577,10 +585,10 @@ int main(int argc, char **argv)
 	const char *modes_arg = NULL, *rows = "all", *defrag_arg = NULL;
 	char *modes[4], *defrag[8], *list;
 	int nmodes, ndefrag = 0, opt, m, d, planned, reps = 3;
-	bool proactive0 = false;
+	bool proactive0 = false, dm1 = false;
 	long free_kb;
 
-	while ((opt = getopt(argc, argv, "m:n:r:s:d:T:R:P")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:r:s:d:T:R:PD")) != -1) {
 		switch (opt) {
 		case 'm': modes_arg = optarg; break;
 		case 'n': node = atoi(optarg); break;
@@ -589,11 +597,12 @@ int main(int argc, char **argv)
 		case 'd': defrag_arg = optarg; break;
 		case 'R': reps = atoi(optarg); break;
 		case 'P': proactive0 = true; break;
+		case 'D': dm1 = true; break;
 		case 'T':
 			snprintf(marker, sizeof(marker), TRACE "instances/%s/trace_marker", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...] [-R reps] [-P] [-T instance]\n",
+			fprintf(stderr, "usage: %s [-m modes] [-n node] [-r aged|defer|all] [-s MiB] [-d defrag,...] [-R reps] [-P] [-D] [-T instance]\n",
 				argv[0]);
 			return 2;
 		}
@@ -631,7 +640,7 @@ int main(int argc, char **argv)
 	topo_init();
 	planned = 0;
 	if (strcmp(rows, "defer"))
-		planned += nmodes * (2 * ndefrag + 1);
+		planned += nmodes * (2 * ndefrag + !dm1);
 	if (strcmp(rows, "aged"))
 		planned += nmodes * (proactive0 ? 4 : 2);
 	if (node >= (nr_nodes ? nr_nodes : 1) || node_first_cpu(node) < 0) {
@@ -639,8 +648,15 @@ int main(int argc, char **argv)
 		tap_skipped("the node needs memory and a CPU", "thp_aged node%d", node);
 		return 0;
 	}
+	if (dm1 && access("/proc/sys/vm/defrag_mode", F_OK)) {
+		tap_plan(1);
+		tap_skipped("no vm.defrag_mode (Linux 6.15 added it)", "thp_aged -D node%d", node);
+		return 0;
+	}
 	tap_plan(planned);
 	thp_save();
+	if (dm1 && sysctl_set("/proc/sys/vm/defrag_mode", "1"))
+		tap_diag("could not set vm.defrag_mode=1; the aged-dm1 rows run without it");
 	sysctl_set("/proc/sys/vm/percpu_pagelist_high_fraction", "0");
 	if (!read_file("/proc/sys/vm/compaction_proactiveness", proactiveness_default,
 		       sizeof(proactiveness_default)))
@@ -660,11 +676,14 @@ int main(int argc, char **argv)
 		tap_diag("tracepoints mm_vmscan_wakeup_kswapd/mm_compaction_wakeup_kcompactd not available: wake-ups print -1");
 
 	if (strcmp(rows, "defer")) {
+		const char *row = dm1 ? "aged-dm1" : "aged";
+
 		for (d = 0; d < ndefrag; d++) {
-			run_aged("aged", modes, nmodes, defrag[d], true, reps);
-			run_aged("aged", modes, nmodes, defrag[d], false, reps);
+			run_aged(row, modes, nmodes, defrag[d], true, reps);
+			run_aged(row, modes, nmodes, defrag[d], false, reps);
 		}
-		run_aged("aged-pcp", modes, nmodes, "madvise", true, reps);
+		if (!dm1)
+			run_aged("aged-pcp", modes, nmodes, "madvise", true, reps);
 	}
 	if (strcmp(rows, "aged")) {
 		run_defer(modes, nmodes, NULL);

@@ -302,7 +302,7 @@ done
 aged_compare() { # aged_compare BASELINE-LOG PATCHED-LOG
 	awk -F'|' '
 	FNR == 1 { f++ }
-	/^# aged aged\|/ && $2 == "legacy" && ($3 == "always" || ($3 == "madvise" && $4 == "madvise")) { next }
+	/^# aged aged(-dm1)?\|/ && $2 == "legacy" && ($3 == "always" || ($3 == "madvise" && $4 == "madvise")) { next }
 	/^# aged aged/ && $2 == "legacy" && $3 != "defer" {
 		key = substr($1, 8) "|" $3 "|" $4
 		n[f, key]++; v[f, key, n[f, key]] = $5 + 0; keys[key] = 1
