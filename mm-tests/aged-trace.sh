@@ -5,11 +5,15 @@
 # order 9: direct compactions, direct reclaims, per-cpu pages drained to
 # the buddy lists, kswapd and kcompactd wake-ups.
 #
-#   aged-trace.sh [MODES]     (default: every mode the kernel has)
+#   aged-trace.sh [MODES [THP_AGED-OPTIONS]]
+#
+# MODES: default every mode the kernel has; the options go to thp_aged
+# (-D: under vm.defrag_mode=1).
 T=/sys/kernel/tracing
 I=$T/instances/aged
 modes=${1:-$(sed 's/[][]//g' /sys/kernel/mm/transparent_hugepage/numa_fallback 2>/dev/null | tr ' ' ',')}
 [ -n "$modes" ] || modes=legacy
+[ $# -gt 0 ] && shift
 mkdir -p "$I" || { echo "Bail out! no tracefs instances"; exit 1; }
 echo 16384 >"$I/buffer_size_kb"
 for e in compaction/mm_compaction_begin compaction/mm_compaction_end \
@@ -19,7 +23,7 @@ for e in compaction/mm_compaction_begin compaction/mm_compaction_end \
 done
 for m in $(echo "$modes" | tr ',' ' '); do
 	echo >"$I/trace"
-	thp_aged -r aged -d madvise -m "$m" -T aged | grep -E '^# aged aged\|'
+	thp_aged -r aged -d madvise -m "$m" -T aged "$@" | grep -E '^# aged aged(-dm1)?\|'
 	awk -v mode="$m" '
 		/thp_aged fault-start/ { on = 1; next }
 		/thp_aged fault-end/ { on = 0; next }

@@ -33,8 +33,9 @@
  * -R: how many times each mode makes and measures each aged row (3; the
  * medians are compared).
  *
- * -D sets vm.defrag_mode=1 (Linux 6.15 and later) for the run and names
- * the aged rows "aged-dm1"; the aged-pcp row is left out.  Under
+ * -D sets vm.defrag_mode=1 (Linux 6.15 and later) for the run and adds
+ * "-dm1" to the rows' names ("aged-dm1", "movable-dm1"); the aged-pcp row
+ * is left out.  Under
  * defrag_mode the fast path never steals part of another migratetype's
  * block, kswapd counts only whole free blocks for order > 0, and the
  * slow path reclaims and compacts before it lets an allocation fragment:
@@ -58,6 +59,7 @@ static int node;
 static size_t region_mib;
 static char proactiveness_default[16];
 static char marker[160];	/* -T: a trace instance's trace_marker */
+static const char *dm_tag = "";	/* -D: "-dm1" in every row's name */
 
 /* Mark the fault phase in a trace instance, to read its events by phase. */
 static void mark(const char *what, const char *mode)
@@ -495,13 +497,15 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 	long wakes;
 	long legacy[2] = { 0, 0 }, wake_legacy = 0, legacy_first = 100;
 	bool have_legacy = false;
-	char desc[128], why[128];
+	char desc[128], why[128], row1[32], row2[32];
 	struct result r[2];
 	int m, i;
 	pid_t pid;
 
-	snprintf(desc, sizeof(desc), "movable node%d defrag=defer always proactiveness=%s",
-		 node, proactiveness ? proactiveness : "default");
+	snprintf(desc, sizeof(desc), "movable%s node%d defrag=defer always proactiveness=%s",
+		 dm_tag, node, proactiveness ? proactiveness : "default");
+	snprintf(row1, sizeof(row1), "movable%s%s-1st", dm_tag, proactiveness ? "-p0" : "");
+	snprintf(row2, sizeof(row2), "movable%s%s-2nd", dm_tag, proactiveness ? "-p0" : "");
 	if (proactiveness)
 		write_file("/proc/sys/vm/compaction_proactiveness", proactiveness);
 	tap_diag("compaction_proactiveness %ld%s", read_long("/proc/sys/vm/compaction_proactiveness"),
@@ -522,10 +526,10 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
 		}
 		thp_set("defrag", "defer");
 		fault_region(96UL << 20, false, &r[0]);
-		report(proactiveness ? "movable-p0-1st" : "movable-1st", modes[m], "defer", false, &r[0]);
+		report(row1, modes[m], "defer", false, &r[0]);
 		sleep(10);
 		fault_region(96UL << 20, false, &r[1]);
-		report(proactiveness ? "movable-p0-2nd" : "movable-2nd", modes[m], "defer", false, &r[1]);
+		report(row2, modes[m], "defer", false, &r[1]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		if (!strcmp(modes[m], "legacy")) {
@@ -597,7 +601,7 @@ int main(int argc, char **argv)
 		case 'd': defrag_arg = optarg; break;
 		case 'R': reps = atoi(optarg); break;
 		case 'P': proactive0 = true; break;
-		case 'D': dm1 = true; break;
+		case 'D': dm1 = true; dm_tag = "-dm1"; break;
 		case 'T':
 			snprintf(marker, sizeof(marker), TRACE "instances/%s/trace_marker", optarg);
 			break;
@@ -676,11 +680,9 @@ int main(int argc, char **argv)
 		tap_diag("tracepoints mm_vmscan_wakeup_kswapd/mm_compaction_wakeup_kcompactd not available: wake-ups print -1");
 
 	if (strcmp(rows, "defer")) {
-		const char *row = dm1 ? "aged-dm1" : "aged";
-
 		for (d = 0; d < ndefrag; d++) {
-			run_aged(row, modes, nmodes, defrag[d], true, reps);
-			run_aged(row, modes, nmodes, defrag[d], false, reps);
+			run_aged(dm1 ? "aged-dm1" : "aged", modes, nmodes, defrag[d], true, reps);
+			run_aged(dm1 ? "aged-dm1" : "aged", modes, nmodes, defrag[d], false, reps);
 		}
 		if (!dm1)
 			run_aged("aged-pcp", modes, nmodes, "madvise", true, reps);
