@@ -124,7 +124,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	long before[NR_COUNTERS], after[NR_COUNTERS], ranges = len / HPAGE_SZ;
 	long mbefore[4], mafter[4], split = 0, miss0, miss1;
 	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "", cls_s[64];
-	char drift[512];
+	char drift[512], start[512];
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
 	enum nstate st[MAX_NODES];
 	int i, pos, sz, cls, gcls = -1, gsz = -1;
@@ -175,6 +175,16 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 			return;
 		}
 
+	/* what each node held when the fault began, printed if the row fails */
+	start[0] = '\0';
+	for (i = 0; i < n; i++) {
+		struct node_mem m;
+
+		if (st[i] != FREE && !node_mem_read(walk[i], &m))
+			snprintf(start + strlen(start), sizeof(start) - strlen(start),
+				 "%snode%d %ld free blocks >= 2M, %ld >= 64K, free %ld", start[0] ? "; " : "",
+				 walk[i], m.huge_blocks, m.mthp_blocks, m.free);
+	}
 	for (i = 0; i < (int)NR_COUNTERS; i++)
 		before[i] = vmstat(counters[i]);
 	mthp_stats_read(mbefore);
@@ -306,6 +316,7 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	if (!ok) {
 		tap_diag("got:      %s%s", got_s, pl.unplaced ? " (some pages not placed)" : "");
 		tap_diag("expected: %s", want_s);
+		tap_diag("at the start: %s", start[0] ? start : "every node FREE");
 		tap_diag("pgsteal_kswapd +%ld during the fault; after it: %s",
 			 after[8] - before[8], drift[0] ? drift : "every node still in its state");
 	}
