@@ -8,8 +8,8 @@
 # starts, reuses, waits for and reports each one.  The steps, in the
 # order they run:
 #
-# 1. builds: the kernels the plan's runs boot (patched and baseline on
-#    6.12 and on 7.3, debug; FULL below), the rootfs, the test
+# 1. builds: the kernels the plan's runs boot (patched, baseline and
+#    debug on 6.12 and on 7.3; FULL below), the rootfs, the test
 #    programs and the node-state module of each kernel, the 6.12 tree's
 #    selftests/mm; each is built or taken from the cache.
 # 2. host tests, with stand-ins: run-guest's boot handling (QEMU), the
@@ -26,9 +26,9 @@
 #    tests on patched, the scenario matrix in every mode, policies), and
 #    the usemem swap-storm run on both.
 # 6. the background runs' reports.
-# 7. the runs that need the machine to themselves (start=alone): the
-#    tree's selftests/mm on both kernels; any test that passes on
-#    baseline and not on patched fails.
+# 7. the runs that need the machine to themselves (start=alone): the 7.3
+#    debug kernel's run, and the tree's selftests/mm on both kernels; any
+#    test that passes on baseline and not on patched fails.
 # 8. legacy mode equals the unpatched kernel of its tree, row by row, on
 #    every topology with scenario rows, and in the aged rows.
 #
@@ -38,8 +38,8 @@
 # from their recording while their inputs are unchanged (run_key in
 # tools/runs.sh); FRESH=1 reruns everything, SELFTESTS=0 leaves out
 # selftests/mm, FULL=1|0 builds or leaves out the optional kernels
-# (unpatched 6.12 and debug; default: run them once they are built on the
-# machine, see step 1), and --topos without epyc4 leaves out the runs on
+# (unpatched 6.12, and debug on both trees; default: run them once they
+# are built on the machine, see step 1), and --topos without epyc4 leaves out the runs on
 # epyc4.
 set -u
 TOOL=check
@@ -94,24 +94,26 @@ ensure_packages $ALL_PKGS
 
 # ---- 1. builds --------------------------------------------------------------
 # The kernels the plan's runs boot: patched, baseline and debug on 6.12,
-# 7.3-patched and 7.3-baseline on 7.3 (runs.conf's flavour column).
+# 7.3-patched, 7.3-baseline and 7.3-debug on 7.3 (runs.conf's flavour
+# column).
 #
 #
 # A cold make check on the slowest machine measured must stay under 75
 # minutes, and kernel builds are most of it (13-19 min each there): it
 # builds the three kernels that carry the new information, patched 6.12
-# and patched and unpatched 7.3.  Two kernels are optional: the unpatched
-# 6.12 kernel (the 6.12 series' A/B: legacy and aged rows against it,
-# usemem, and selftests/mm, which compare the two kernels) and the debug
-# kernel (KASAN, lockdep, DEBUG_VM; the costliest build, and its runs have
-# reported no splat from the series so far).  A run whose needs column
-# names an optional kernel is left out with it: the patched 6.12
-# kernel's aged and 1node runs (the 6.12 stock-contract A/B, which 7.3's
-# runs carry on a cold machine: 4 of the 13 minutes of guest runs of a
-# cold make check here) and selftests/mm.  FULL=auto (the default)
-# builds and runs each once it exists on this machine (make baseline,
-# make debug, or one make check FULL=1), and keeps it up to date from
-# then on; FULL=1 builds both now; FULL=0 leaves both out.
+# and patched and unpatched 7.3.  Three kernels are optional: the
+# unpatched 6.12 kernel (the 6.12 series' A/B: legacy and aged rows
+# against it, usemem, and selftests/mm, which compare the two kernels) and
+# the debug kernels of both trees (KASAN, lockdep, DEBUG_VM; the costliest
+# builds, and their runs have reported no splat from the series so far).
+# A run whose needs column names an optional kernel is left out with it:
+# the patched 6.12 kernel's aged and 1node runs (the 6.12 stock-contract
+# A/B, which 7.3's runs carry on a cold machine: 4 of the 13 minutes of
+# guest runs of a cold make check here) and selftests/mm.  FULL=auto (the
+# default) builds and runs each once it exists on this machine (make
+# baseline, make debug [TREE=7.3], or one make check FULL=1), and keeps
+# it up to date from then on; FULL=1 builds them all now; FULL=0 leaves
+# them all out.
 kernels=$(run_flavours check "$topos" | tr "\n" " ")
 left_out=$(run_left_out "$kernels") || die "FULL=$FULL (auto, 1 or 0)"
 left_out=$(echo $left_out)

@@ -53,11 +53,13 @@ run_flavours() { # run_flavours PLAN [TOPOS]: the kernels its runs boot, first u
 		"$RUNS_CONF"
 }
 
-# run_left_out KERNELS: the optional kernels (unpatched 6.12, debug) among
-# KERNELS that make check leaves out: FULL=1 none, FULL=0 both, FULL=auto
-# (the default) those without a built image on this machine.
+# run_left_out KERNELS: the optional kernels (unpatched 6.12, the debug
+# kernels of both trees) among KERNELS that make check leaves out: FULL=1
+# none, FULL=0 all, FULL=auto (the default) those without a built image on
+# this machine.
+RUNS_OPTIONAL="baseline debug 7.3-debug"
 run_left_out() {
-	for k in baseline debug; do
+	for k in $RUNS_OPTIONAL; do
 		case " $1 " in *" $k "*) ;; *) continue ;; esac
 		case ${FULL:-auto} in
 		1) continue ;;
@@ -78,9 +80,14 @@ run_left_out_why() {
 	*" ${r_needs:--} "*) k=$r_needs w="it goes with the %s kernel, which is" ;;
 	*) return 1 ;;
 	esac
-	case $k in baseline) kn="unpatched 6.12" ;; *) kn=$k ;; esac
+	# the kernel's name, and the make command that builds it
+	case $k in
+	baseline) kn="unpatched 6.12" km=baseline ;;
+	7.3-debug) kn="7.3 debug" km="debug TREE=7.3" ;;
+	*) kn=$k km=$k ;;
+	esac
 	# shellcheck disable=SC2059
-	printf "$w not built on this machine (a cold make check leaves it out for time); make %s, or make check FULL=1, builds it, and make check runs it from then on\n" "$kn" "$k"
+	printf "$w not built on this machine (a cold make check leaves it out for time); make %s, or make check FULL=1, builds it, and make check runs it from then on\n" "$kn" "$km"
 }
 
 # The run's one guest command: run-tests.sh and each of the row's

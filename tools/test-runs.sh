@@ -27,7 +27,7 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 	{
 		bad = ""
 		if ($1 !~ /^(check|bench|bench-quick)$/) bad = bad " plan"
-		if ($3 !~ /^((7\.3-)?(patched|baseline)|debug)$/) bad = bad " flavour"
+		if ($3 !~ /^(7\.3-)?(patched|baseline|debug)$/) bad = bad " flavour"
 		if (!index(topos, " " $4 " ")) bad = bad " topo"
 		if ($5 !~ /^(-|node-first|guest|legacy)$/) bad = bad " mode"
 		if ($6 !~ /^(-|[0-9]+)$/) bad = bad " swap"
@@ -153,19 +153,20 @@ tap $? "a guest that never boots fails, naming its console log"
 names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
 is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
+is "run_names: the runs that need the machine alone, 7.3's debug run first" "$(names check alone)" "7.3-debug-epyc4 baseline-selftests patched-selftests "
 is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node "
 flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' ); }
-is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched "
+is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched 7.3-debug "
 is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
 is "run_flavours: make bench boots the 6.12 kernels only" "$(flavours bench)" "patched baseline "
 left_out() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_left_out "$@" | tr '\n' ' ' ); }
-all="baseline patched debug 7.3-baseline 7.3-patched"
+all="baseline patched debug 7.3-baseline 7.3-patched 7.3-debug"
 is "run_left_out: FULL=auto keeps the optional kernels that are built" "$(left_out "$all")" ""
-is "run_left_out: FULL=0 leaves out the unpatched 6.12 and debug kernels" "$(FULL=0 left_out "$all")" "baseline debug "
+is "run_left_out: FULL=0 leaves out the unpatched 6.12 kernel and both debug kernels" "$(FULL=0 left_out "$all")" "baseline debug 7.3-debug "
 is "run_left_out: FULL=1 leaves out nothing" "$(FULL=1 left_out "$all")" ""
 is "run_left_out: only kernels the plan boots" "$(FULL=0 left_out "patched 7.3-patched")" ""
 mv "$tmp/kernel/arch/x86/boot/bzImage" "$tmp/bzImage.away"
-is "run_left_out: FULL=auto leaves out what is not built" "$(left_out "$all")" "baseline debug "
+is "run_left_out: FULL=auto leaves out what is not built" "$(left_out "$all")" "baseline debug 7.3-debug "
 mv "$tmp/bzImage.away" "$tmp/kernel/arch/x86/boot/bzImage"
 ( TOPDIR=$T; . "$T/tools/runs.sh"; FULL=sometimes run_left_out "$all" ) >/dev/null 2>&1
 tap $([ $? != 0 ] && echo 0 || echo 1) "run_left_out: FULL=sometimes is refused"
@@ -186,6 +187,9 @@ is "run_left_out_why: a run of a left-out kernel says so" "$(why baseline-aged "
 	"the unpatched 6.12 kernel is not built on this machine (a cold make check leaves it out for time); make baseline, or make check FULL=1, builds it, and make check runs it from then on"
 is "run_left_out_why: a run that needs a left-out kernel goes with it" "$(why patched-1node "baseline")" \
 	"it goes with the unpatched 6.12 kernel, which is not built on this machine (a cold make check leaves it out for time); make baseline, or make check FULL=1, builds it, and make check runs it from then on"
+is "run_left_out_why: the 7.3 debug run names the make command that builds its kernel" "$(why 7.3-debug-epyc4 "baseline debug 7.3-debug")" \
+	"the 7.3 debug kernel is not built on this machine (a cold make check leaves it out for time); make debug TREE=7.3, or make check FULL=1, builds it, and make check runs it from then on"
+is "run_left_out_why: the 6.12 debug kernel left out does not leave out 7.3's" "$(why 7.3-debug-epyc4 "debug" || echo runs)" "runs"
 why patched-epyc4 "baseline debug" >/dev/null
 tap $([ $? = 1 ] && echo 0 || echo 1) "run_left_out_why: a run that needs no left-out kernel runs"
 is "run_left_out_why: nothing left out, everything runs" "$(why patched-aged "" || echo runs)" "runs"
