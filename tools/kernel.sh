@@ -120,7 +120,11 @@ unpack_base() {
 	mv "$SRC/unpack"/linux-source-$KTREE "$BASE"
 	rmdir "$SRC/unpack"
 	say "importing the tree into git (once)"
-	(cd "$BASE" && git init -q && git add -f -A . &&
+	# No automatic gc: the import leaves some 90,000 loose objects, and
+	# the repack that git commit (and later git am) starts on its own ran
+	# beside the kernel build for minutes (a core for 2 min and more on a
+	# cold run here).  The tree is only checked out and patched.
+	(cd "$BASE" && git init -q && git config gc.auto 0 && git add -f -A . &&
 		git -c user.name=thp-numa -c user.email=thp-numa@localhost \
 			commit -q -m "Debian linux-source-$KTREE $ver" && git tag base)
 	printf '.build-*\n' >>"$BASE/.git/info/exclude"
