@@ -18,6 +18,19 @@ restore() {
 trap restore EXIT
 echo always >$k/enabled
 echo madvise >$k/defrag
+# stress-ng's numa stressor checks its own mbind() calls.  Debian
+# bookworm's stress-ng (0.15) makes one that Linux 7.3 refuses with
+# EINVAL, unpatched or patched (measured: docs/results.md), so on such a
+# kernel the stressor fails before it moves a page.  Probe it briefly;
+# if that is why it fails, leave it out and say so, so that the other
+# stressors still run and a failure of theirs still fails the test.
+numa="--numa 1"
+stress-ng --numa 1 --numa-ops 8 --timeout 10s >/tmp/stress-ng-numa.log 2>&1
+if grep -q 'numa: mbind failed, errno=22' /tmp/stress-ng-numa.log; then
+	sed 's/^/# probe: /' /tmp/stress-ng-numa.log
+	echo "ok - stress-ng numa stressor # SKIP $(stress-ng --version 2>/dev/null | head -n 1): its mbind() gets EINVAL from this kernel ($(uname -r)); run without it"
+	numa=
+fi
 if [ -w $k/numa_fallback ]; then
 	(end=$(($(date +%s) + t)); while [ "$(date +%s)" -lt "$end" ]; do
 		for m in node-first guest legacy; do echo $m >$k/numa_fallback; sleep 2; done
@@ -26,9 +39,9 @@ if [ -w $k/numa_fallback ]; then
 fi
 stress-ng --timeout "${t}s" --metrics-brief \
 	--vm 2 --vm-bytes 40% --vm-madvise hugepage \
-	--numa 1 --mmap 1 --mmap-bytes 10% --madvise 1 >/tmp/stress-ng.log 2>&1
+	$numa --mmap 1 --mmap-bytes 10% --madvise 1 >/tmp/stress-ng.log 2>&1
 rc=$?
 sed 's/^/# /' /tmp/stress-ng.log
 [ -n "${flip:-}" ] && wait "$flip"
-if [ "$rc" = 0 ]; then echo "ok - stress-ng ${t}s (vm, numa, mmap, madvise) with mode flips"
+if [ "$rc" = 0 ]; then echo "ok - stress-ng ${t}s (vm,${numa:+ numa,} mmap, madvise) with mode flips"
 else echo "not ok - stress-ng ${t}s exited $rc"; fi
