@@ -42,10 +42,20 @@ BUILD=$("$TOPDIR/tools/kernel.sh" --builddir "$first")
 SRCDIR=$("$TOPDIR/tools/kernel.sh" --tree "$first")
 [ -f "$BUILD/arch/x86/boot/bzImage" ] || die "build the $first kernel first (make kernel)"
 make -s -C "$SRCDIR" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers failed; see $LOG"
-make -s -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >>"$LOG" 2>&1 ||
+# The stage is shared by every clone on the machine, and make goes by
+# mtimes: a clone whose sources are older than the staged binaries (built
+# from another clone) would keep them.  Rebuild all when the sources
+# differ from what the stage was built from.
+src_hash=$(cat "$TOPDIR"/mm-tests/*.c "$TOPDIR"/mm-tests/*.h "$TOPDIR/mm-tests/Makefile" \
+	"$TOPDIR"/tools/numa-lat/*.c "$TOPDIR/tools/numa-lat/Makefile" | sha256sum | cut -c1-16)
+mkdir -p "$STAGE/bin"
+always=
+[ "$(cat "$STAGE/bin/.src-hash" 2>/dev/null)" = "$src_hash" ] || always=-B
+make -s $always -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building mm-tests failed; see $LOG"; }
-make -s -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
+make -s $always -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building numa-lat failed; see $LOG"; }
+echo "$src_hash" >"$STAGE/bin/.src-hash"
 for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
 done
