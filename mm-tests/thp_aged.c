@@ -55,6 +55,7 @@
 
 #define MPOL_BIND_	2
 #define SLACK		2	/* points a mode may trail legacy by */
+#define WAKE_MISSES	4	/* misses with no wake-up event that count */
 
 static int node;
 static size_t region_mib;
@@ -424,16 +425,24 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 	 * node-first 98% then 17%).  What a mode controls there is the
 	 * wake-up: such a row checks that every run that missed a local THP
 	 * woke kswapd or kcompactd for order 9.  The events show only a
-	 * wake-up of a sleeping thread, so each fault begins once kswapd
-	 * sleeps (up to 5 s); a run whose kswapd was still awake proves
-	 * nothing either way and is counted apart (CI, 6.12 node-first:
-	 * one run of two missed 1% with no event).
+	 * wake-up of a sleeping thread: each fault begins once kswapd
+	 * sleeps (up to 5 s), but kcompactd also wakes by itself every
+	 * 500 ms for proactive compaction, and a miss that meets it awake
+	 * leaves no event.  So a run counts against the mode only if it
+	 * missed WAKE_MISSES local THPs or more with no event at all (a mode
+	 * that does not ask for the wake-up misses every THP the node
+	 * cannot give: 137 of 160 in the aged state here); a run whose
+	 * kswapd was still awake, or with fewer misses, is counted apart.
+	 * (CI, 6.12 node-first, v5: one run of two missed about 1% with no
+	 * event; in 24 runs since, kswapd slept at every start and every
+	 * run with a miss had an event.)
 	 */
 	bool timing_row = !strcmp(defrag, "defer") ||
 			  (!strcmp(defrag, "defer+madvise") && !madv);
 	long share[4][8], median[4], blocks[4][8], mblocks[4], start_blocks = -1;
 	char desc[128], why[128];
-	int m, k, rep, ok[4] = { 0 }, nowake[4] = { 0 }, awake[4] = { 0 };
+	int m, k, rep, ok[4] = { 0 }, nowake[4] = { 0 }, awake[4] = { 0 },
+	    few[4] = { 0 };
 	struct result r;
 	pid_t pid;
 
@@ -491,10 +500,12 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			}
 			/* cnt[4]: thp_fault_fallback, a missed local THP */
 			if (r.ok && r.cnt[4] > 0 && r.kswapd9 + r.kcompactd9 == 0) {
-				if (r.kswapd_at_start == 'S')
-					nowake[m]++;
-				else
+				if (r.kswapd_at_start != 'S')
 					awake[m]++;
+				else if (r.cnt[4] < WAKE_MISSES)
+					few[m]++;
+				else
+					nowake[m]++;
 			}
 		}
 	}
@@ -549,8 +560,8 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 		}
 		if (timing_row) {
 			tap_result(nowake[m] == 0,
-				   "%s %s: %d of %d runs missed a local THP without waking kswapd or kcompactd for order 9 (%d more began with kswapd awake; local THP median %ld%%, legacy %ld%%: kcompactd's timing)",
-				   desc, modes[m], nowake[m], reps, awake[m], median[m], median[0]);
+				   "%s %s: %d of %d runs missed %d or more local THPs without waking kswapd or kcompactd for order 9 (without an event: %d missed fewer, %d began with kswapd awake; local THP median %ld%%, legacy %ld%%: kcompactd's timing)",
+				   desc, modes[m], nowake[m], reps, WAKE_MISSES, few[m], awake[m], median[m], median[0]);
 			continue;
 		}
 		if (!strcmp(modes[m], "legacy") || strcmp(modes[0], "legacy") || median[0] < 0) {
