@@ -13,6 +13,12 @@
 #include "placement.h"
 #include <time.h>
 
+static const char *const diag_names[] = {
+	"pgscan_direct", "pgscan_kswapd", "compact_stall", "compact_success",
+	"thp_fault_alloc", "thp_fault_fallback",
+};
+#define NR_DIAG ARRAY_LEN(diag_names)
+
 static double now(void)
 {
 	struct timespec ts;
@@ -72,6 +78,8 @@ int main(int argc, char **argv)
 
 	for (m = 0; m < nmodes; m++) {
 		long out0, in0, out1, in1, thp = 0;
+		long diag0[NR_DIAG], diag1[NR_DIAG], hist[MAX_NODES][NR_SIZES];
+		char place[256];
 		struct placement pl;
 		double t0, t1;
 		char *buf;
@@ -84,6 +92,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		write_file("/proc/sys/vm/drop_caches", "3");
+		vmstat_many(diag_names, NR_DIAG, diag0);
 		out0 = vmstat("pswpout");
 		in0 = vmstat("pswpin");
 		t0 = now();
@@ -99,10 +108,25 @@ int main(int argc, char **argv)
 		t1 = now();
 		out1 = vmstat("pswpout");
 		in1 = vmstat("pswpin");
-		if (!placement_measure(buf, len, &pl))
+		vmstat_many(diag_names, NR_DIAG, diag1);
+		place[0] = '\0';
+		if (!placement_measure(buf, len, &pl)) {
 			for (node = 0; node < nr_nodes; node++)
 				thp += pl.cnt[node][SZ_THP];
+			placement_by_class(&pl, 0, hist);
+			placement_format(hist, pl.pages, place, sizeof(place));
+		}
 		munmap(buf, len);
+		/*
+		 * Who reclaimed, and where the region went: a swap-out names
+		 * its cause here (direct reclaim in the fault's local attempt,
+		 * or kswapd), not only its count.
+		 */
+		printf("# usemem-diag|%s|%s|", mode_v[m], place);
+		for (i = 0; i < NR_DIAG; i++)
+			printf("%s%s=%ld", i ? " " : "", diag_names[i],
+			       diag0[i] < 0 || diag1[i] < 0 ? -1 : diag1[i] - diag0[i]);
+		printf("\n");
 		printf("# usemem|%s|%zu|%.2f|%ld|%ld|%ld\n", mode_v[m], len >> 20, t1 - t0,
 		       pl.pages ? thp * 100 / pl.pages : 0, out1 - out0, in1 - in0);
 		if (strict)
