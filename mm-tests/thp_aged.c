@@ -185,20 +185,15 @@ static char kswapd_state(void)
 }
 
 /*
- * Wait up to @ms for the node's kswapd to sleep; returns its state then.
+ * Wait up to @ms for the node's kswapd to sleep.
  * Waiting changes nothing in the node's memory that kswapd would not
  * change anyway before the next fault; it only lets the wake-up of the
  * measured fault be seen.
  */
-static char kswapd_settle(int ms)
+static void kswapd_settle(int ms)
 {
-	char st = kswapd_state();
-
-	for (; ms > 0 && st != 'S'; ms -= 50) {
+	for (; ms > 0 && kswapd_state() != 'S'; ms -= 50)
 		usleep(50 * 1000);
-		st = kswapd_state();
-	}
-	return st;
 }
 
 /* ---- the node's memory ---------------------------------------------------- */
