@@ -34,6 +34,7 @@
 #define HPAGE_SZ	(2UL << 20)
 #define MAX_NODES	16
 #define KPF_THP_BIT	22
+#define MPOL_BIND_	2	/* <numaif.h> is not in the guest image */
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- TAP ---------------------------------------------------------------- */

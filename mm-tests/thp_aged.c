@@ -53,7 +53,6 @@
 #include <dirent.h>
 #include <sys/wait.h>
 
-#define MPOL_BIND_	2
 #define SLACK		2	/* points a mode may trail legacy by */
 #define WAKE_MISSES	4	/* misses with no wake-up event that count */
 

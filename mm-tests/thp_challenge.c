@@ -68,7 +68,6 @@
 #define MAX_MODES	3
 #define MAX_REGIONS	6
 #define MAX_THREADS	8
-#define MPOL_BIND_	2
 #define MNT		"/tmp/thp-challenge"
 #define KH		THP_DIR "khugepaged/"
 
