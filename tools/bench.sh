@@ -11,9 +11,11 @@
 #   4. aged memory (thp_challenge, thpchallenge-style): THP share by
 #      distance and size over time, fault latency, khugepaged recovery,
 #      on the topology and on 1node, each mode and the baseline kernel
-#   5. projected access latency: placements x cost tables (tools/costs/,
+#   5. one kswapd wake during a fill (thp_usemem -b): swap-outs per mode
+#      and on the baseline kernel, three fills each (not in --quick)
+#   6. projected access latency: placements x cost tables (tools/costs/,
 #      plus the guest's own numa-lat table and any --cost FILE)
-#   6. the report: results/<date>/report.md, CSV files and plots
+#   7. the report: results/<date>/report.md, CSV files and plots
 #
 # --quick cuts the repetitions and scenario sets for a smoke run.
 #
@@ -63,10 +65,10 @@ bench_run() { # bench_run NAME: one run of the plan, its directory in $run
 	say "$1: done in $(($(date +%s) - t)) s; output $run/output.log"
 }
 
-say "step 1/7: kernels (patched, baseline)"
+say "step 1/8: kernels (patched, baseline)"
 "$TOPDIR/tools/kernel.sh" patched
 "$TOPDIR/tools/kernel.sh" baseline
-say "step 2/7: guest image and benchmark programs"
+say "step 2/8: guest image and benchmark programs"
 "$TOPDIR/rootfs/build.sh" >/dev/null
 "$TOPDIR/tools/stage.sh" patched baseline
 
@@ -74,16 +76,16 @@ mkdir -p "$out"
 echo "make bench${TOPO:+ TOPO=$TOPO}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 
-say "step 3/7: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
+say "step 3/8: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
 bench_run numa-lat
 guest_output "$run/output.log" text | awk -F'\t' '$2 == "numactl" { print $3 }' >"$out/topology.txt"
 for e in md csv json cost; do
 	[ -f "$run/numa-lat.$e" ] && cp "$run/numa-lat.$e" "$out/"
 done
 
-say "step 4/7: placement, patched kernel, modes node-first, guest, legacy"
+say "step 4/8: placement, patched kernel, modes node-first, guest, legacy"
 bench_run placement-patched
-say "step 5/7: placement, baseline (unpatched 6.12) kernel"
+say "step 5/8: placement, baseline (unpatched 6.12) kernel"
 bench_run placement-baseline
 {
 	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes"
@@ -109,12 +111,12 @@ bench_run placement-baseline
 	done
 } >"$out/placement-tap.txt"
 
-say "step 6/7: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
+say "step 6/8: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
 bench_run faultcost
 cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
 cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
 
-say "step 7/7: aged memory (thp_challenge) on $topo and 1node, patched and baseline kernels (about $([ "$quick" = 1 ] && echo 1 || echo 8) min)"
+say "step 7/8: aged memory (thp_challenge) on $topo and 1node, patched and baseline kernels (about $([ "$quick" = 1 ] && echo 1 || echo 8) min)"
 for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; do
 	topo_saved=$runs_topo
 	case $name in *-1node) runs_topo= ;; esac
@@ -123,6 +125,18 @@ for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; d
 	# the row's topology and kernel, as run_row read them
 	cp "$run/output.log" "$out/challenge-$r_topo-$r_flavour.log" 2>/dev/null || true
 done
+
+if [ "$quick" = 0 ]; then
+	say "step 8/8: one kswapd wake during a fill (thp_usemem -b), patched and baseline kernels (about 2 min)"
+	{
+		echo "kernel,mode,fill,seconds,thp_pct,pswpout,pswpin"
+		for kernel in patched baseline; do
+			bench_run "usemem-bound-$kernel"
+			guest_output "$run/output.log" usemem | awk -F'\t' -v k="$kernel" '
+				{ sub(/\+bound$/, "", $2); printf("%s,%s,%d,%s,%s,%s,%s\n", k, $2, ++n[$2], $4, $5, $6, $7) }'
+		done
+	} >"$out/usemem-bound.csv"
+fi
 
 say "report: projections, tables and plots"
 # shellcheck disable=SC2086

@@ -49,7 +49,7 @@
 #                     p99 ratio|us/fault|THP%|local%|ratio p25|ratio p75
 #   # faultcost-vmstat|STATE|MODE|COUNTER=DELTA|...|mm_page_alloc_multi_order=N
 # thp_usemem:
-#   # usemem|MODE|MiB|SECONDS|PSWPOUT|PSWPIN|THP%
+#   # usemem|MODE|MiB|SECONDS|THP%|PSWPOUT|PSWPIN (MODE+bound: thp_usemem -b)
 # thp_aged, one line per row, mode and defrag setting (HIST as above,
 # COUNTERS "stall=N success=N pgscan_direct=N ... kcompactd9=N"):
 #   # aged ROW|MODE|DEFRAG|MADVISE|LOCAL_THP%|HIST|COUNTERS

@@ -130,6 +130,30 @@ projection_tables() {
 	done
 }
 
+usemem_bound_table() {
+	[ -s "$R/usemem-bound.csv" ] || { echo; echo "(no usemem -b run)"; return; }
+	echo
+	echo "80% of guest memory, MADV_HUGEPAGE, defrag=always, from node 0's CPU,"
+	echo "1 GiB of swap; a task bound to node 0 faults 2 MiB once when node 0 is"
+	echo "near its low watermark, which wakes node 0's kswapd. Swap-outs during"
+	echo "each fill (three fills per mode, one boot per kernel):"
+	echo
+	echo "| kernel | mode | swap-outs per fill | THP % per fill |"
+	echo "|---|---|---|---|"
+	awk -F, 'NR > 1 {
+		k = $1 "|" $2
+		if (!(k in out)) order[++n] = k
+		out[k] = out[k] (out[k] == "" ? "" : ", ") $6
+		thp[k] = thp[k] (thp[k] == "" ? "" : ", ") $5
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			split(order[i], kv, "|")
+			printf("| %s | %s | %s | %s |\n", kv[1], kv[2], out[order[i]], thp[order[i]])
+		}
+	}' "$R/usemem-bound.csv"
+}
+
 faultcost_tables() {
 	[ -s "$R/faultcost.log" ] || { echo; echo "(no fault-cost run)"; return; }
 	{
@@ -443,7 +467,10 @@ challenge_section() {
 	echo "## 5. Aged memory (thp_challenge)"
 	challenge_section
 	echo
-	echo "## 6. Projected access latency"
+	echo "## 6. One kswapd wake during a fill (thp_usemem -b)"
+	usemem_bound_table
+	echo
+	echo "## 7. Projected access latency"
 	echo
 	echo "Each measured placement above, weighed with a cost table (% over local"
 	echo "THP per distance class and page size). The oracle is the cheapest page"
@@ -454,7 +481,7 @@ challenge_section() {
 	echo
 	echo "## Files"
 	echo
-	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv,"
+	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv, usemem-bound.csv,"
 	echo "faultcost.csv, faultcost.log, challenge-*.log (the aged-memory runs),"
 	echo "challenge.csv (summary), challenge-runs.csv (every run),"
 	echo "challenge-projection.csv, plots/*.svg and plots/*.png."
