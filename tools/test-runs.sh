@@ -154,7 +154,7 @@ names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
 is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
 is "run_names: the runs that need the machine alone, 7.3's debug run first" "$(names check alone)" "7.3-debug-epyc4 baseline-selftests patched-selftests "
-is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node "
+is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node usemem-bound-patched usemem-bound-baseline "
 flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' ); }
 is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched 7.3-debug "
 is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
