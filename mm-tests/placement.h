@@ -631,6 +631,25 @@ out:
 }
 
 /* Fold by distance class from @cpu_node: hist[class][size] in pages. */
+/*
+ * placement_measure(), repeated while some page of the range is not placed
+ * (one that compaction or NUMA balancing is migrating shows no node), for
+ * up to a second.  Only waits: the kernel's state is left as it is.
+ * *@waits counts the repeats.
+ */
+static inline int placement_measure_settled(void *addr, size_t len,
+					    struct placement *pl, int *waits)
+{
+	int ret;
+
+	*waits = 0;
+	while (!(ret = placement_measure(addr, len, pl)) && pl->unplaced && *waits < 10) {
+		usleep(100000);
+		++*waits;
+	}
+	return ret;
+}
+
 static inline void placement_by_class(const struct placement *pl, int cpu_node,
 			       long hist[MAX_NODES][NR_SIZES])
 {
