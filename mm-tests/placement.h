@@ -423,35 +423,17 @@ struct node_mem {
 	long free, low, min;
 };
 
-static inline int node_mem_read(int node, struct node_mem *m)
+/*
+ * Free pages and min/low watermarks of @node's zone with the most managed
+ * pages, from /proc/zoneinfo alone (cheap enough to poll).
+ */
+static inline int node_zone_read(int node, struct node_mem *m)
 {
-	char line[1024], zone[32], type[32];
+	char line[1024], zone[32];
 	bool in_zone = false;
 	FILE *f;
 	int nid;
 
-	memset(m, 0, sizeof(*m));
-	f = fopen("/proc/pagetypeinfo", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		long c[11] = { 0 };
-
-		if (sscanf(line, "Node %d, zone %31s type %31s %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
-			   &nid, zone, type, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
-			   &c[6], &c[7], &c[8], &c[9], &c[10]) >= 13 && nid == node &&
-		    (!strcmp(type, "Unmovable") || !strcmp(type, "Movable") ||
-		     !strcmp(type, "Reclaimable"))) {
-			int o;
-
-			m->huge_blocks += c[9] + c[10];
-			for (o = 4; o <= 10; o++)
-				m->mthp_blocks += c[o];
-		}
-	}
-	fclose(f);
-
-	/* The zone of the node with the most managed pages. */
 	f = fopen("/proc/zoneinfo", "r");
 	if (!f)
 		return -errno;
@@ -485,6 +467,36 @@ static inline int node_mem_read(int node, struct node_mem *m)
 	}
 	fclose(f);
 	return 0;
+}
+
+static inline int node_mem_read(int node, struct node_mem *m)
+{
+	char line[1024], zone[32], type[32];
+	FILE *f;
+	int nid;
+
+	memset(m, 0, sizeof(*m));
+	f = fopen("/proc/pagetypeinfo", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		long c[11] = { 0 };
+
+		if (sscanf(line, "Node %d, zone %31s type %31s %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld",
+			   &nid, zone, type, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
+			   &c[6], &c[7], &c[8], &c[9], &c[10]) >= 13 && nid == node &&
+		    (!strcmp(type, "Unmovable") || !strcmp(type, "Movable") ||
+		     !strcmp(type, "Reclaimable"))) {
+			int o;
+
+			m->huge_blocks += c[9] + c[10];
+			for (o = 4; o <= 10; o++)
+				m->mthp_blocks += c[o];
+		}
+	}
+	fclose(f);
+
+	return node_zone_read(node, m);
 }
 
 /* Pages on the per-cpu lists of @nid's zones, all CPUs, from /proc/zoneinfo. */
@@ -630,7 +642,6 @@ out:
 	return ret;
 }
 
-/* Fold by distance class from @cpu_node: hist[class][size] in pages. */
 /*
  * placement_measure(), repeated while some page of the range is not placed
  * (one that compaction or NUMA balancing is migrating shows no node), for
@@ -650,6 +661,7 @@ static inline int placement_measure_settled(void *addr, size_t len,
 	return ret;
 }
 
+/* Fold by distance class from @cpu_node: hist[class][size] in pages. */
 static inline void placement_by_class(const struct placement *pl, int cpu_node,
 			       long hist[MAX_NODES][NR_SIZES])
 {

@@ -129,11 +129,11 @@ done
 if [ "$quick" = 0 ]; then
 	say "step 8/8: one kswapd wake during a fill (thp_usemem -b), patched and baseline kernels (about 2 min)"
 	{
-		echo "kernel,mode,fill,seconds,thp_pct,pswpout,pswpin"
+		echo "kernel,mode,fill,seconds,thp_pct,pswpout,pswpin,neighbour"
 		for kernel in patched baseline; do
 			bench_run "usemem-bound-$kernel"
 			guest_output "$run/output.log" usemem | awk -F'\t' -v k="$kernel" '
-				{ sub(/\+bound$/, "", $2); printf("%s,%s,%d,%s,%s,%s,%s\n", k, $2, ++n[$2], $4, $5, $6, $7) }'
+				{ sub(/\+bound$/, "", $2); printf("%s,%s,%d,%s,%s,%s,%s,%s\n", k, $2, ++n[$2], $4, $5, $6, $7, $8) }'
 		done
 	} >"$out/usemem-bound.csv"
 fi

@@ -49,7 +49,8 @@
 #                     p99 ratio|us/fault|THP%|local%|ratio p25|ratio p75
 #   # faultcost-vmstat|STATE|MODE|COUNTER=DELTA|...|mm_page_alloc_multi_order=N
 # thp_usemem:
-#   # usemem|MODE|MiB|SECONDS|THP%|PSWPOUT|PSWPIN (MODE+bound: thp_usemem -b)
+#   # usemem|MODE|MiB|SECONDS|THP%|PSWPOUT|PSWPIN[|NEIGHBOUR] (MODE+bound:
+#     thp_usemem -b; NEIGHBOUR fired, not fired, not started, or -)
 # thp_aged, one line per row, mode and defrag setting (HIST as above,
 # COUNTERS "stall=N success=N pgscan_direct=N ... kcompactd9=N"):
 #   # aged ROW|MODE|DEFRAG|MADVISE|LOCAL_THP%|HIST|COUNTERS

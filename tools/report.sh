@@ -131,19 +131,21 @@ projection_tables() {
 }
 
 usemem_bound_table() {
-	[ -s "$R/usemem-bound.csv" ] || { echo; echo "(no usemem -b run)"; return; }
+	[ "$(awk 'END { print NR }' "$R/usemem-bound.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
+		{ echo; echo "(no usemem -b run)"; return; }
 	echo
 	echo "80% of guest memory, MADV_HUGEPAGE, defrag=always, from node 0's CPU,"
 	echo "1 GiB of swap; a task bound to node 0 faults 2 MiB once when node 0 is"
 	echo "near its low watermark, which wakes node 0's kswapd. Swap-outs during"
-	echo "each fill (three fills per mode, one boot per kernel):"
+	echo "each fill (three fills per mode, one boot per kernel); a fill whose"
+	echo "neighbour did not fire (node 0 never came that close) is marked *:"
 	echo
 	echo "| kernel | mode | swap-outs per fill | THP % per fill |"
 	echo "|---|---|---|---|"
 	awk -F, 'NR > 1 {
 		k = $1 "|" $2
 		if (!(k in out)) order[++n] = k
-		out[k] = out[k] (out[k] == "" ? "" : ", ") $6
+		out[k] = out[k] (out[k] == "" ? "" : ", ") $6 ($8 == "fired" ? "" : "*")
 		thp[k] = thp[k] (thp[k] == "" ? "" : ", ") $5
 	}
 	END {
