@@ -12,6 +12,7 @@
 #define THP_NUMA_PLACEMENT_H
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -380,6 +381,66 @@ static inline int run_on_node(int node)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * The scheduler state of @nid's kswapd ('S' asleep, 'R' running, 'D' in
+ * reclaim IO), or '?'.  wakeup_kswapd() fires mm_vmscan_wakeup_kswapd
+ * only when kswapd sleeps on its wait queue, so a fault that begins while
+ * kswapd is awake (still reclaiming after the state was made, say) can miss
+ * a THP, ask for the wake-up and leave no event.
+ */
+static inline char kswapd_state(int nid)
+{
+	static char path[MAX_NODES][64];
+	char comm[32], want[32], buf[256], *p;
+	struct dirent *de;
+	DIR *d;
+
+	if (nid < 0 || nid >= MAX_NODES)
+		return '?';
+	if (!path[nid][0]) {
+		snprintf(want, sizeof(want), "kswapd%d", nid);
+		d = opendir("/proc");
+		while (d && (de = readdir(d))) {
+			int pid = atoi(de->d_name);
+
+			if (pid <= 0)
+				continue;
+			snprintf(buf, sizeof(buf), "/proc/%d/comm", pid);
+			if (read_file(buf, comm, sizeof(comm)) || strcmp(comm, want))
+				continue;
+			snprintf(path[nid], sizeof(path[nid]), "/proc/%d/stat", pid);
+			break;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (!path[nid][0] || read_file(path[nid], buf, sizeof(buf)))
+		return '?';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * Wait up to @ms for every node's kswapd to sleep.  Only waits: what
+ * kswapd does meanwhile it would do anyway.  Returns the nodes whose
+ * kswapd was still awake, as a bit mask.
+ */
+static inline unsigned long kswapds_settle(int ms)
+{
+	unsigned long awake;
+	int nid;
+
+	for (;; ms -= 50) {
+		awake = 0;
+		for (nid = 0; nid < nr_nodes; nid++)
+			if (kswapd_state(nid) != 'S')
+				awake |= 1UL << nid;
+		if (!awake || ms <= 0)
+			return awake;
+		usleep(50 * 1000);
+	}
 }
 
 /* ---- node states (mm-tests/nodestate module) ----------------------------- */

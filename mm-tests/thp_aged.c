@@ -147,43 +147,6 @@ static void trace_wakeups(long *kswapd, long *kcompactd)
 }
 
 /*
- * The scheduler state of the node's kswapd ('S' asleep, 'R' running, 'D'
- * in reclaim IO), or '?'.  wakeup_kswapd() fires mm_vmscan_wakeup_kswapd
- * only when kswapd sleeps on its wait queue, so a fault that begins while
- * kswapd is awake (still reclaiming after the state was made, say) can miss
- * a THP, ask for the wake-up and leave no event.
- */
-static char kswapd_state(void)
-{
-	static char path[64];
-	char comm[32], want[32], buf[256], *p;
-	struct dirent *de;
-	DIR *d;
-
-	if (!path[0]) {
-		snprintf(want, sizeof(want), "kswapd%d", node);
-		d = opendir("/proc");
-		while (d && (de = readdir(d))) {
-			int pid = atoi(de->d_name);
-
-			if (pid <= 0)
-				continue;
-			snprintf(buf, sizeof(buf), "/proc/%d/comm", pid);
-			if (read_file(buf, comm, sizeof(comm)) || strcmp(comm, want))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			break;
-		}
-		if (d)
-			closedir(d);
-	}
-	if (!path[0] || read_file(path, buf, sizeof(buf)))
-		return '?';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
-/*
  * Wait up to @ms for the node's kswapd to sleep.
  * Waiting changes nothing in the node's memory that kswapd would not
  * change anyway before the next fault; it only lets the wake-up of the
@@ -191,7 +154,7 @@ static char kswapd_state(void)
  */
 static void kswapd_settle(int ms)
 {
-	for (; ms > 0 && kswapd_state() != 'S'; ms -= 50)
+	for (; ms > 0 && kswapd_state(node) != 'S'; ms -= 50)
 		usleep(50 * 1000);
 }
 
@@ -362,7 +325,7 @@ static void fault_region(size_t len, bool madv, struct result *res)
 	char *buf;
 
 	memset(res, 0, sizeof(*res));
-	res->kswapd_at_start = kswapd_state();
+	res->kswapd_at_start = kswapd_state(node);
 	trace_wakeups(&res->kswapd9, &res->kcompactd9);	/* clear */
 	for (i = 0; i < NR_CNT; i++)
 		before[i] = vmstat(counters[i]);
@@ -481,7 +444,7 @@ static void run_aged(const char *row, char **modes, int nmodes, const char *defr
 			}
 			/*
 			 * A wake-up is seen only if kswapd sleeps when it comes
-			 * (kswapd_state()): in a timing row, let the kswapd that
+			 * (kswapd_state(node)): in a timing row, let the kswapd that
 			 * making the state woke finish first.
 			 */
 			if (timing_row)

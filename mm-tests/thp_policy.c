@@ -165,25 +165,59 @@ static void test_preferred_many(const char *mode)
 static long interleave_ref[MAX_NODES][NR_SIZES];
 static bool have_ref;
 
-static void test_interleave(const char *mode)
+/* Whether @pl is one THP in four per node, and the first mode's placement. */
+static bool interleave_same(const struct placement *pl)
 {
-	int nodes[4] = { 0, 1, 2, 3 }, node, s;
-	struct placement pl;
-	bool ok, same = true;
+	int node, s;
 
-	set_policy(MPOL_INTERLEAVE, nodes, nr_nodes < 4 ? nr_nodes : 4);
-	ok = fault_measure(16 * MB, true, &pl);
-	set_policy(MPOL_DEFAULT, NULL, 0);
 	/* Stock interleaves each THP by its index: 16M over 4 nodes. */
 	for (node = 0; node < 4 && node < nr_nodes; node++)
-		if (pl.cnt[node][SZ_THP] != (long)(16 * MB / PAGE_SZ / 4))
-			same = false;
+		if (pl->cnt[node][SZ_THP] != (long)(16 * MB / PAGE_SZ / 4))
+			return false;
 	if (have_ref)
 		for (node = 0; node < nr_nodes; node++)
 			for (s = 0; s < NR_SIZES; s++)
-				if (pl.cnt[node][s] != interleave_ref[node][s])
-					same = false;
-	if (!have_ref && ok) {
+				if (pl->cnt[node][s] != interleave_ref[node][s])
+					return false;
+	return true;
+}
+
+static void interleave_diag(const char *mode, int attempt, const struct placement *pl,
+			    unsigned long awake)
+{
+	char got[256] = "";
+	int node;
+
+	for (node = 0; node < nr_nodes; node++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%snode%d THP %ld 4k %ld",
+			 node ? ", " : "", node, pl->cnt[node][SZ_THP] / 512, pl->cnt[node][SZ_4K]);
+	tap_diag("%s: MPOL_INTERLEAVE attempt %d: %s (kswapd awake at the start: mask %#lx)",
+		 mode, attempt, got, awake);
+}
+
+/*
+ * A THP interleaved to a node with no free huge block, or (7.3) to a node
+ * whose kswapd is running, goes to another node in stock too, so the
+ * fault waits for every kswapd to sleep (only waits), and a placement off
+ * the pattern is printed and faulted once more; the second must match.
+ */
+static void test_interleave(const char *mode)
+{
+	int nodes[4] = { 0, 1, 2, 3 }, attempt;
+	unsigned long awake = 0;
+	struct placement pl;
+	bool ok = false, same = false;
+
+	for (attempt = 1; attempt <= 2 && !(ok && same); attempt++) {
+		awake = kswapds_settle(5000);
+		set_policy(MPOL_INTERLEAVE, nodes, nr_nodes < 4 ? nr_nodes : 4);
+		ok = fault_measure(16 * MB, true, &pl);
+		set_policy(MPOL_DEFAULT, NULL, 0);
+		same = ok && interleave_same(&pl);
+		if (ok && !same)
+			interleave_diag(mode, attempt, &pl, awake);
+	}
+	if (!have_ref && ok && same) {
 		memcpy(interleave_ref, pl.cnt, sizeof(interleave_ref));
 		have_ref = true;
 	}
