@@ -16,7 +16,8 @@
  * is run once more, and a mode is asserted only on a fill kswapd stayed
  * out of (a skip says so otherwise): swap-outs there, from direct reclaim
  * by the fault's own attempts, fail it.  The first fill's swap-outs are
- * printed, not asserted.
+ * printed, not asserted.  Each fill waits (up to 5 s) for every kswapd
+ * to sleep before it starts.
  *
  *   thp_usemem [-m modes] [-p percent] [-b]
  *
@@ -83,6 +84,7 @@ struct fill {
 	long out, in, thp_pct, diag[NR_DIAG];
 	double secs;
 	bool kswapd_ran;	/* any node's kswapd */
+	unsigned long awake;	/* kswapds still awake at the start (node mask) */
 	const char *neighbour;	/* -b: "fired", "not fired", else "-" */
 	int failed;		/* errno of mmap/madvise */
 };
@@ -107,6 +109,12 @@ static int fill(const char *mode, bool bound, size_t len, struct fill *f)
 	memset(f, 0, sizeof(*f));
 	f->neighbour = "-";
 	write_file("/proc/sys/vm/drop_caches", "3");
+	/*
+	 * Start with every kswapd asleep (only waits), so the fill does not
+	 * inherit the last fill's reclaim; a kswapd still awake after 5 s is
+	 * printed with the fill.
+	 */
+	f->awake = kswapds_settle(5000);
 	vmstat_many(diag_names, NR_DIAG, diag0);
 	out0 = vmstat("pswpout");
 	in0 = vmstat("pswpin");
@@ -164,7 +172,7 @@ static int fill(const char *mode, bool bound, size_t len, struct fill *f)
 	printf("# usemem-diag|%s%s|%s|", mode, bound ? "+bound" : "", place);
 	for (i = 0; i < NR_DIAG; i++)
 		printf("%s%s=%ld", i ? " " : "", diag_names[i], f->diag[i]);
-	printf("\n");
+	printf(" kswapd_awake_at_start=%#lx\n", f->awake);
 	printf("# usemem|%s%s|%zu|%.2f|%ld|%ld|%ld|%s\n", mode, bound ? "+bound" : "",
 	       len >> 20, f->secs, f->thp_pct, f->out, f->in, f->neighbour);
 	fflush(stdout);
@@ -214,8 +222,13 @@ int main(int argc, char **argv)
 	/*
 	 * Untimed warm-up pass: under emulation the first touch of guest RAM
 	 * also faults it in on the host, which made whichever mode ran first
-	 * 7x slower here.
+	 * 7x slower here.  It runs in legacy mode, the stock path, so the
+	 * first fill starts from the same memory on a patched kernel as on an
+	 * unpatched one (node-first, the boot default, would leave node 0
+	 * filled to its low watermark with 4k pages and freed).
 	 */
+	if (have_numa_fallback())
+		thp_set("numa_fallback", "legacy");
 	{
 		char *buf = map_aligned(len);
 		size_t i;

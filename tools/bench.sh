@@ -127,7 +127,7 @@ for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; d
 done
 
 if [ "$quick" = 0 ]; then
-	say "step 8/8: one kswapd wake during a fill (thp_usemem -b), patched and baseline kernels (about 2 min)"
+	say "step 8/8: one kswapd wake during a fill (thp_usemem -b), patched and baseline kernels (about 4 min)"
 	{
 		echo "kernel,mode,fill,seconds,thp_pct,pswpout,pswpin,neighbour"
 		for kernel in patched baseline; do
