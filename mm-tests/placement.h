@@ -481,11 +481,11 @@ static inline void scenario_env(const char *enabled, int cpu_node)
 struct node_mem {
 	long huge_blocks;
 	long mthp_blocks;	/* free blocks of 64K (order 4) or more */
-	long free, low, min;
+	long free, low, min, high;
 };
 
 /*
- * Free pages and min/low watermarks of @node's zone with the most managed
+ * Free pages and min/low/high watermarks of @node's zone with the most managed
  * pages, from /proc/zoneinfo alone (cheap enough to poll).
  */
 static inline int node_zone_read(int node, struct node_mem *m)
@@ -499,12 +499,12 @@ static inline int node_zone_read(int node, struct node_mem *m)
 	if (!f)
 		return -errno;
 	{
-		long zfree = 0, zmin = 0, zlow = 0, zmanaged = 0, best = 0, v;
+		long zfree = 0, zmin = 0, zlow = 0, zhigh = 0, zmanaged = 0, best = 0, v;
 
 		while (fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "Node %d, zone %31s", &nid, zone) == 2) {
 				in_zone = nid == node;
-				zfree = zmin = zlow = zmanaged = 0;
+				zfree = zmin = zlow = zhigh = zmanaged = 0;
 				continue;
 			}
 			if (!in_zone)
@@ -515,6 +515,8 @@ static inline int node_zone_read(int node, struct node_mem *m)
 				zmin = v;
 			else if (sscanf(line, " low %ld", &v) == 1)
 				zlow = v;
+			else if (sscanf(line, " high %ld", &v) == 1)
+				zhigh = v;
 			else if (sscanf(line, " managed %ld", &v) == 1) {
 				zmanaged = v;
 				if (zmanaged > best) {
@@ -522,6 +524,7 @@ static inline int node_zone_read(int node, struct node_mem *m)
 					m->free = zfree;
 					m->min = zmin;
 					m->low = zlow;
+					m->high = zhigh;
 				}
 			}
 		}
@@ -918,7 +921,11 @@ static inline bool state_gives(enum nstate s, int pos, enum psize sz)
  * on every node in zonelist order before the next size.  node-first: by
  * distance class from walk[0], every size from the largest on every node
  * of the class before the next class.  guest: the THP leads and the
- * smaller sizes trail it by one class; without THP, as node-first.
+ * smaller sizes trail it by one class; without THP, as node-first.  Both
+ * walks keep the band rule: a node below its high watermark (LOW, FULL)
+ * is passed over while a FREE node can take the range above its own high
+ * watermark, so LOW's local THP goes to the walk only when no node is
+ * FREE.
  */
 static inline void expect(const char *mode, bool madvise, unsigned int sizes,
 			  const enum nstate *st, const int *walk, int n,
@@ -926,8 +933,9 @@ static inline void expect(const char *mode, bool madvise, unsigned int sizes,
 {
 	static const enum psize down[] = { SZ_THP, SZ_MTHP, SZ_4K };
 	int cls[MAX_NODES], ncls = 0, i, c, k;
-	bool thp = sizes & (1u << SZ_THP);
+	bool thp = sizes & (1u << SZ_THP), spare = false;
 #define HAS(s) ((s) == SZ_4K || (sizes & (1u << (s))))
+#define WALK_GIVES(i, s) (state_gives(st[i], i, s) && !(st[i] == LOW && spare))
 #define GOT(i, s) do { *pos = (i); *sz = (s); return; } while (0)
 
 	/*
@@ -950,6 +958,8 @@ static inline void expect(const char *mode, bool madvise, unsigned int sizes,
 		if (cls[i] + 1 > ncls)
 			ncls = cls[i] + 1;
 	}
+	for (i = 0; i < n; i++)
+		spare |= st[i] == FREE;
 	if (!strcmp(mode, "legacy")) {
 		if (thp && state_gives(st[0], 0, SZ_THP))
 			GOT(0, SZ_THP);
@@ -964,16 +974,16 @@ static inline void expect(const char *mode, bool madvise, unsigned int sizes,
 		for (c = 0; c < ncls; c++)
 			for (k = 0; k < 3; k++)
 				for (i = 0; HAS(down[k]) && i < n; i++)
-					if (cls[i] == c && state_gives(st[i], i, down[k]))
+					if (cls[i] == c && WALK_GIVES(i, down[k]))
 						GOT(i, down[k]);
 	} else {	/* guest: smaller sizes trail the THP by one class */
 		for (c = 0; c <= ncls; c++) {
 			for (i = 0; c < ncls && i < n; i++)
-				if (cls[i] == c && state_gives(st[i], i, SZ_THP))
+				if (cls[i] == c && WALK_GIVES(i, SZ_THP))
 					GOT(i, SZ_THP);
 			for (k = 1; c > 0 && k < 3; k++)
 				for (i = 0; HAS(down[k]) && i < n; i++)
-					if (cls[i] == c - 1 && state_gives(st[i], i, down[k]))
+					if (cls[i] == c - 1 && WALK_GIVES(i, down[k]))
 						GOT(i, down[k]);
 		}
 	}
@@ -981,6 +991,7 @@ static inline void expect(const char *mode, bool madvise, unsigned int sizes,
 	*sz = SZ_4K;
 #undef HAS
 #undef GOT
+#undef WALK_GIVES
 }
 
 #endif /* THP_NUMA_PLACEMENT_H */
