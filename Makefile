@@ -25,9 +25,9 @@ help:
 check:
 	@tools/check.sh
 
-## bench         build, boot the default topology, print the tables
+## bench         build, boot the default topology, print the tables (QUICK=1, COST=file, FILLS=N: storm fills per mode, 4)
 bench:
-	@tools/bench.sh $(if $(COST),--cost $(COST)) $(if $(QUICK),--quick)
+	@tools/bench.sh $(if $(COST),--cost $(COST)) $(if $(QUICK),--quick) $(if $(FILLS),--fills $(FILLS))
 
 ## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug, TREE=6.12|7.3)
 kernel:

@@ -2,6 +2,7 @@
 # make bench: what the series buys, measured in the emulated NUMA guest.
 #
 #   tools/bench.sh [--topo epyc4] [--out DIR] [--cost FILE]... [--quick]
+#                  [--fills N]
 #
 #   1. numa-lat: per-distance latency table (THP, 64k mTHP and 4k, every
 #      page verified)
@@ -11,13 +12,16 @@
 #   4. aged memory (thp_challenge, thpchallenge-style): THP share by
 #      distance and size over time, fault latency, khugepaged recovery,
 #      on the topology and on 1node, each mode and the baseline kernel
-#   5. one kswapd wake during a fill (thp_usemem -b): swap-outs per mode
-#      and on the baseline kernel, three fills each (not in --quick)
+#   5. the usemem storm (thp_usemem -b): one kswapd wake on node 0 in
+#      every fill; swap-outs, kswapd passes and the rest per fill, each
+#      mode of the patched kernel against the unpatched kernel, on 6.12
+#      and on 7.3, N fills per mode (--fills N, 4; make bench FILLS=N)
 #   6. projected access latency: placements x cost tables (tools/costs/,
 #      plus the guest's own numa-lat table and any --cost FILE)
 #   7. the report: results/<date>/report.md, CSV files and plots
 #
-# --quick cuts the repetitions and scenario sets for a smoke run.
+# --quick cuts the repetitions and scenario sets for a smoke run; its
+# storm is on 6.12 only, one fill per mode unless --fills says otherwise.
 #
 # The guest runs are the "bench" rows of tools/runs.conf ("bench-quick"
 # with --quick), started and reported by tools/runs.sh like make check's:
@@ -32,21 +36,44 @@ topo=${TOPO:-epyc4}
 out=$TOPDIR/results/$(date +%Y%m%d-%H%M%S)
 costs=
 quick=0
+unset fills
 while [ $# -gt 0 ]; do
 	case $1 in
 	--topo) topo=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--cost) [ -r "$2" ] || die "cannot read cost table $2"; costs="$costs $(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
 	--quick) quick=1; shift ;;
+	--fills) [ $# -ge 2 ] || die "--fills takes a number of fills per mode"; fills=$2; shift 2 ;;
 	*) die "unknown option $1 (see the head of tools/bench.sh)" ;;
 	esac
 done
+# Fills per mode of the storm rows ({storm_fills} in tools/runs.conf):
+# thp_usemem -n takes 1-100.  4 keeps the warm bench short and still
+# gives the permutation test 70 labellings per mode and tree.
+if [ -z "${fills+given}" ]; then
+	[ "$quick" = 1 ] && storm_fills=1 || storm_fills=4
+else
+	case $fills in
+	'' | *[!0-9]* | 0*) die "--fills (FILLS=) takes a whole number of fills per mode, 1-100, not '$fills'" ;;
+	esac
+	[ "$fills" -le 100 ] || die "--fills (FILLS=) takes 1-100 fills per mode (thp_usemem -n), not $fills"
+	storm_fills=$fills
+fi
+STORM_FILLS=$storm_fills
+export STORM_FILLS
 ensure_packages $ALL_PKGS gnuplot-nox
 . "$TOPDIR/tools/runs.sh"
 start=$(date +%s)
 plan=bench
 [ "$quick" = 1 ] && plan=bench-quick
 runs_topo=$topo
+# The storm rows' timeout allows about 25 s per fill under TCG: the
+# patched kernels fill 3 x FILLS times after a warm-up fill.  (r_timeout:
+# run_row's.)
+# shellcheck disable=SC2154
+if run_row "$plan" storm-patched && [ $(((3 * storm_fills + 1) * 25)) -gt "$r_timeout" ]; then
+	say "FILLS=$storm_fills: $((3 * storm_fills + 1)) fills in one boot may not fit the storm rows' $r_timeout s timeout (tools/runs.conf); a run that times out fails the bench"
+fi
 failed=0
 # Reports of the runs (tools/runs.sh): a failed check is named with its
 # log; the bench goes on and fails at the end.
@@ -58,6 +85,9 @@ result() {
 note() {
 	case $1 in dmesg | diag | console | rerun) say "$2" ;; esac
 }
+commas() { # commas "a b c" -> "a, b, c"
+	printf '%s\n' "$1" | tr -s ' \n' '  ' | sed 's/^ //; s/ $//; s/ /, /g'
+}
 bench_run() { # bench_run NAME: one run of the plan, its directory in $run
 	run=$(run_dir "$plan" "$1")
 	t=$(date +%s)
@@ -65,15 +95,20 @@ bench_run() { # bench_run NAME: one run of the plan, its directory in $run
 	say "$1: done in $(($(date +%s) - t)) s; output $run/output.log"
 }
 
-say "step 1/8: kernels (patched, baseline)"
-"$TOPDIR/tools/kernel.sh" patched
-"$TOPDIR/tools/kernel.sh" baseline
+# the kernels the plan boots, first use first: 6.12's patched and
+# baseline, and for the storm 7.3-patched and 7.3-baseline (not in --quick)
+kernels=$(run_flavours "$plan" | tr '\n' ' ')
+say "step 1/8: kernels ($(commas "$kernels"))"
+for k in $kernels; do
+	"$TOPDIR/tools/kernel.sh" "$k"
+done
 say "step 2/8: guest image and benchmark programs"
 "$TOPDIR/rootfs/build.sh" >/dev/null
-"$TOPDIR/tools/stage.sh" patched baseline
+# shellcheck disable=SC2086
+"$TOPDIR/tools/stage.sh" $kernels
 
 mkdir -p "$out"
-echo "make bench${TOPO:+ TOPO=$TOPO}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
+echo "make bench${TOPO:+ TOPO=$TOPO}$([ "$quick" = 0 ] || echo " QUICK=1")${fills:+ FILLS=$fills}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 
 say "step 3/8: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
@@ -126,17 +161,18 @@ for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; d
 	cp "$run/output.log" "$out/challenge-$r_topo-$r_flavour.log" 2>/dev/null || true
 done
 
-if [ "$quick" = 0 ]; then
-	say "step 8/8: one kswapd wake during a fill (thp_usemem -b), patched and baseline kernels (about 4 min)"
-	{
-		echo "kernel,mode,fill,seconds,thp_pct,pswpout,pswpin,neighbour"
-		for kernel in patched baseline; do
-			bench_run "usemem-bound-$kernel"
-			guest_output "$run/output.log" usemem | awk -F'\t' -v k="$kernel" '
-				{ sub(/\+bound$/, "", $2); printf("%s,%s,%d,%s,%s,%s,%s,%s\n", k, $2, ++n[$2], $4, $5, $6, $7, $8) }'
-		done
-	} >"$out/usemem-bound.csv"
-fi
+storms=$(run_names "$plan" fg | grep '^storm-' | tr '\n' ' ')
+say "step 8/8: the usemem storm (thp_usemem -b -n $storm_fills), one kswapd wake on node 0 in every fill: $(commas "$storms")"
+for name in $storms; do
+	bench_run "$name"
+	# storm-<tree>-<kernel>.log, the kernel as its row names it
+	# (7.3-baseline: tree 7.3, kernel baseline); report.sh reads them
+	case $r_flavour in
+	*-*) log=storm-${r_flavour%%-*}-${r_flavour#*-}.log ;;
+	*) log=storm-6.12-$r_flavour.log ;;
+	esac
+	cp "$run/output.log" "$out/$log" 2>/dev/null || true
+done
 
 say "report: projections, tables and plots"
 # shellcheck disable=SC2086

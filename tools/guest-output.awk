@@ -8,7 +8,8 @@
 # only: print just these kinds (default: every kind but text).
 # Host users: tools/runs.sh (check and bench runs), tools/check.sh (legacy
 # rows, selftests/mm keys), tools/bench.sh (placement, topology),
-# tools/report.sh (fault cost); guest user: mm-tests/kunit-results.sh.
+# tools/report.sh (fault cost, aged memory, usemem storm); guest user:
+# mm-tests/kunit-results.sh.
 # tools/test-parser.sh tests it against recorded runs in tools/fixtures/.
 #
 # ---- Line formats and the records they give --------------------------------
@@ -48,9 +49,17 @@
 #   # faultcost-ratio|STATE|MODE|GB/s|ratio median|min|max|p50 us/2M|p99 us/2M|
 #                     p99 ratio|us/fault|THP%|local%|ratio p25|ratio p75
 #   # faultcost-vmstat|STATE|MODE|COUNTER=DELTA|...|mm_page_alloc_multi_order=N
-# thp_usemem:
-#   # usemem|MODE|MiB|SECONDS|THP%|PSWPOUT|PSWPIN[|NEIGHBOUR] (MODE+bound:
-#     thp_usemem -b; NEIGHBOUR fired, not fired, not started, or -)
+# thp_usemem, one line per fill ("|" becomes a tab, 14 fields):
+#   # usemem|MODE|MiB|SECONDS|THP%|PSWPOUT|PSWPIN|NEIGHBOUR|PAGEOUTRUN|
+#     COMPACT_STALL|PGSCAN_KSWAPD|PGSCAN_DIRECT|HIT_QUICKLY|NODE0%
+#     -> usemem  MODE  MiB  SECONDS  THP%  PSWPOUT  ...  NODE0%
+#   MODE: node-first, guest or legacy, "+bound" with thp_usemem -b;
+#   NEIGHBOUR (-b's node-0-bound task): fired, not fired, not started, or
+#   - without -b; PAGEOUTRUN: kswapd balance passes; HIT_QUICKLY:
+#   kswapd_high_wmark_hit_quickly; NODE0%: share of the region on node 0;
+#   counters -1 where the kernel has none.  make bench reads these records
+#   (tools/report.sh, tools/storm.awk); tools/check.sh's storm comparison
+#   reads the raw lines.  "# usemem-diag|..." lines are text.
 # thp_aged, one line per row, mode and defrag setting (HIST as above,
 # COUNTERS "stall=N success=N pgscan_direct=N ... kcompactd9=N"):
 #   # aged ROW|MODE|DEFRAG|MADVISE|LOCAL_THP%|HIST|COUNTERS

@@ -8,9 +8,10 @@
 #
 # RESULTS_DIR holds what tools/bench.sh collected: topology.txt,
 # numa-lat.{md,csv,cost}, placement.csv, faultcost.log, perf-faultcost.txt,
-# challenge-<topology>-<kernel>.log (the aged-memory runs).
-# Writes report.md, projection.csv, faultcost.csv, challenge*.csv and
-# plots/*.{svg,png} there, and prints report.md.
+# challenge-<topology>-<kernel>.log (the aged-memory runs),
+# storm-<tree>-<kernel>.log (the usemem storm runs).
+# Writes report.md, projection.csv, faultcost.csv, challenge*.csv,
+# storm.csv and plots/*.{svg,png} there, and prints report.md.
 set -eu
 TOOL=report
 . "$(dirname "$0")/lib.sh"
@@ -130,32 +131,6 @@ projection_tables() {
 	done
 }
 
-usemem_bound_table() {
-	[ "$(awk 'END { print NR }' "$R/usemem-bound.csv" 2>/dev/null || echo 0)" -gt 1 ] ||
-		{ echo; echo "(no usemem -b run)"; return; }
-	echo
-	echo "80% of guest memory, MADV_HUGEPAGE, defrag=always, from node 0's CPU,"
-	echo "1 GiB of swap; a task bound to node 0 faults 2 MiB once when node 0 is"
-	echo "near its low watermark, which wakes node 0's kswapd. Swap-outs during"
-	echo "each fill (three fills per mode, one boot per kernel); a fill whose"
-	echo "neighbour did not fire (node 0 never came that close) is marked *:"
-	echo
-	echo "| kernel | mode | swap-outs per fill | THP % per fill |"
-	echo "|---|---|---|---|"
-	awk -F, 'NR > 1 {
-		k = $1 "|" $2
-		if (!(k in out)) order[++n] = k
-		out[k] = out[k] (out[k] == "" ? "" : ", ") $6 ($8 == "fired" ? "" : "*")
-		thp[k] = thp[k] (thp[k] == "" ? "" : ", ") $5
-	}
-	END {
-		for (i = 1; i <= n; i++) {
-			split(order[i], kv, "|")
-			printf("| %s | %s | %s | %s |\n", kv[1], kv[2], out[order[i]], thp[order[i]])
-		}
-	}' "$R/usemem-bound.csv"
-}
-
 faultcost_tables() {
 	[ -s "$R/faultcost.log" ] || { echo; echo "(no fault-cost run)"; return; }
 	{
@@ -208,15 +183,24 @@ numa_lat_plot_data() { # per-distance table as gnuplot columns: label, one colum
 	}' "$R/numa-lat.csv"
 }
 
+# gp_term svg|png WIDTH HEIGHT: the gnuplot terminal of every plot; PNG
+# through cairo where this gnuplot has it (smoother), else the plain one
+gp_term() {
+	case $1 in
+	svg) echo "svg size $2,$3 dynamic background rgb 'white'" ;;
+	png) if gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1; then
+			echo "pngcairo size $2,$3"
+		else
+			echo "png size $2,$3"
+		fi ;;
+	esac
+}
+
 plot() { # plot NAME TITLE YLABEL DATAFILE
 	command -v gnuplot >/dev/null || { say "gnuplot missing: no plots (apt-get install gnuplot-nox)"; return 0; }
 	cols=$(head -n 1 "$4" | awk -F'\t' '{ print NF }')
 	for t in svg png; do
-		case $t in
-		svg) term="svg size 1200,520 dynamic background rgb 'white'" ;;
-		png) term="pngcairo size 1200,520"
-			gnuplot -e 'set terminal pngcairo' 2>/dev/null || term="png size 1200,520" ;;
-		esac
+		term=$(gp_term "$t" 1200 520)
 		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for $1.$t; see $R/plots/gnuplot.log"
 			set terminal $term
 			set output '$R/plots/$1.$t'
@@ -302,11 +286,7 @@ lineplot() { # lineplot NAME TITLE XLABEL YLABEL DATAFILE [logx]
 	cols=$(head -n 1 "$5" | awk -F'\t' '{ print NF }')
 	[ "$cols" -ge 2 ] || return 0
 	for t in svg png; do
-		case $t in
-		svg) term="svg size 1000,520 dynamic background rgb 'white'" ;;
-		png) term="pngcairo size 1000,520"
-			gnuplot -e 'set terminal pngcairo' 2>/dev/null || term="png size 1000,520" ;;
-		esac
+		term=$(gp_term "$t" 1000 520)
 		if [ "${6:-}" = logx ]; then
 			# a CDF: latency on x (log), quantile on y
 			using='using i:1'
@@ -420,6 +400,106 @@ challenge_section() {
 	echo "time, every mode) and plots/challenge-cdf-TOPOLOGY-VARIANT.{svg,png} (latency CDF)."
 }
 
+# ---- the usemem storm (thp_usemem -b) -----------------------------------------
+# storm.csv: one line per fill of the storm-<tree>-<kernel>.log runs
+storm() { awk -f "$TOPDIR/tools/storm.awk" "$@"; }
+rm -f "$R/storm.csv"
+for f in "$R"/storm-*-*.log; do
+	[ -f "$f" ] || continue
+	b=${f##*/storm-}
+	b=${b%.log}
+	[ -f "$R/storm.csv" ] ||
+		echo "tree,kernel,mode,fill,swapouts,swapins,kswapd_passes,compact_stalls,pgscan_kswapd,pgscan_direct,hit_quickly,thp_pct,node0_pct,seconds,neighbour" >"$R/storm.csv"
+	guest_output "$f" usemem | storm -v what=csv -v tree="${b%-*}" -v kernel="${b##*-}" >>"$R/storm.csv"
+done
+
+# stripplot NAME TITLE YLABEL DATAFILE: one point per fill (storm.awk
+# what=strip: column, jittered x, the value if the neighbour fired, the
+# value if it did not), the columns named by the file's "# xtics" line
+stripplot() {
+	command -v gnuplot >/dev/null || return 0
+	xtics=$(sed -n 's/^# xtics //p' "$4")
+	ncol=$(awk -F'\t' '!/^#/ && $1 > n { n = $1 } END { print n + 0 }' "$4")
+	[ "$ncol" -ge 1 ] || return 0
+	# gnuplot refuses a plot whose every point is missing: a point style
+	# only when some fill has it
+	has() { awk -F'\t' -v c="$1" '!/^#/ && $c != "?" { found = 1 } END { exit !found }' "$2"; }
+	points=
+	has 3 "$4" && points="'$4' using 2:3 with points pt 7 ps 0.9 lc rgb '#1f77b4' title 'neighbour fired'"
+	has 4 "$4" && points="${points:+$points, }'$4' using 2:4 with points pt 6 ps 1.2 lc rgb '#d62728' title 'neighbour did not fire'"
+	[ -n "$points" ] || return 0
+	for t in svg png; do
+		term=$(gp_term "$t" 1000 520)
+		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for $1.$t; see $R/plots/gnuplot.log"
+			set terminal $term
+			set output '$R/plots/$1.$t'
+			set title "$2"
+			set ylabel "$3"
+			set datafile separator "\t"
+			set datafile missing "?"
+			set key outside right top
+			set grid ytics
+			set xtics ($xtics) scale 0
+			set xrange [0.5:$ncol + 0.5]
+			set yrange [0:*]
+			plot $points
+		EOF
+	done
+}
+if [ -s "$R/storm.csv" ]; then
+	for tree in $(storm -v what=trees "$R/storm.csv"); do
+		storm -v what=strip -v tree="$tree" "$R/storm.csv" >"$R/plots/storm-$tree.dat"
+		stripplot "storm-$tree" "usemem storm, Linux $tree: swap-outs per fill, one kswapd wake on node 0 each" \
+			"pages swapped out during the fill" "$R/plots/storm-$tree.dat"
+	done
+fi
+
+storm_section() {
+	if [ ! -s "$R/storm.csv" ]; then
+		echo
+		echo "(no storm run)"
+		return
+	fi
+	if [ "$(awk 'END { print NR }' "$R/storm.csv")" -lt 2 ]; then
+		echo
+		echo "(the storm runs printed no fill; see storm-*.log)"
+		return
+	fi
+	fills=$(awk -F, 'NR > 1 && $4 > n { n = $4 } END { print n + 0 }' "$R/storm.csv")
+	echo
+	echo "thp_usemem -b: a region of 80% of guest memory (MADV_HUGEPAGE, defrag=always)"
+	echo "faulted from node 0's CPU with 1 GiB of swap on. During every fill a task bound"
+	echo "to node 0 takes node 0 below its low watermark once, which wakes node 0's kswapd"
+	echo "while the fill goes on: the case under test. A fill whose neighbour did not fire"
+	echo "did not make it; it is counted and named, none is repeated or left out. Up to"
+	echo "$fills fills per mode: the patched kernel's modes take turns in one"
+	echo "boot (m1 m2 m3, m3 m2 m1, ...); the unpatched kernel of the same tree (stock)"
+	echo "fills in its own boot. Each boot starts with an untimed warm-up fill in legacy"
+	echo "mode, the stock path, and each fill waits for every kswapd to sleep first."
+	echo "Swap-outs are pswpout over the fill (4 KiB pages), kswapd passes pageoutrun,"
+	echo "compaction stalls compact_stall; THP % and node 0 % are the region's, page by page."
+	for tree in $(storm -v what=trees "$R/storm.csv"); do
+		echo
+		echo "**Linux $tree**"
+		echo
+		storm -v what=table -v tree="$tree" "$R/storm.csv"
+		echo
+		echo "Does a mode swap more than stock? One-sided permutation test per mode against"
+		echo "the unpatched kernel's fills: the statistic is mean(mode) - mean(stock); p is the"
+		echo "share of the labellings of the pooled fills (as many called the mode as it has)"
+		echo "whose statistic is at least the observed one: every labelling when there are at"
+		echo "most 20000, else 20000 random ones from a fixed seed. A small p says these fills"
+		echo "separate as the mode swapping more; a large one says they do not show it, not"
+		echo "that the two are alike."
+		echo
+		storm -v what=test -v tree="$tree" "$R/storm.csv"
+	done
+	echo
+	echo "Plots: plots/storm-TREE.{svg,png}, the swap-outs of every fill, one column per"
+	echo "kernel and mode (points spread sideways so that equal values stay apart; open"
+	echo "circles: the neighbour did not fire)."
+}
+
 # ---- the report ----------------------------------------------------------
 {
 	echo "# make bench results"
@@ -469,8 +549,8 @@ challenge_section() {
 	echo "## 5. Aged memory (thp_challenge)"
 	challenge_section
 	echo
-	echo "## 6. One kswapd wake during a fill (thp_usemem -b)"
-	usemem_bound_table
+	echo "## 6. The usemem storm (thp_usemem -b)"
+	storm_section
 	echo
 	echo "## 7. Projected access latency"
 	echo
@@ -483,9 +563,10 @@ challenge_section() {
 	echo
 	echo "## Files"
 	echo
-	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv, usemem-bound.csv,"
+	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv,"
 	echo "faultcost.csv, faultcost.log, challenge-*.log (the aged-memory runs),"
 	echo "challenge.csv (summary), challenge-runs.csv (every run),"
-	echo "challenge-projection.csv, plots/*.svg and plots/*.png."
+	echo "challenge-projection.csv, storm-*.log (the usemem storm runs), storm.csv"
+	echo "(one line per fill), plots/*.svg and plots/*.png."
 } >"$R/report.md"
 cat "$R/report.md"

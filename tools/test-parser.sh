@@ -1,9 +1,10 @@
 #!/bin/sh
 # Host-side tests of tools/guest-output.awk, the one parser of what guests
 # print, against the output.log files in tools/fixtures/ (see its README:
-# where each comes from).  Also runs its two other users that need no
-# guest: mm-tests/kunit-results.sh (with a stand-in dmesg) and the fault
-# cost part of tools/report.sh.  TAP on stdout.
+# where each comes from).  Also runs its other users that need no guest:
+# mm-tests/kunit-results.sh (with a stand-in dmesg), and the fault cost
+# and usemem storm parts of tools/report.sh (the storm's with
+# tools/storm.awk and its permutation test).  TAP on stdout.
 #
 #   tools/test-parser.sh
 set -u
@@ -109,6 +110,68 @@ tap $? "report.sh: region size and repetitions from faultcost-setup"
 grep -q 'over the whole run: 96; .* add up to 64, plus 32 in the unrecorded warm-up runs' "$tmp/report"
 tap $? "report.sh: tracepoint sums from perf stat, the vmstat and the warm-up records"
 [ "$tap_failed" = 0 ] || sed 's/^/# report.sh: /' "$tmp/report.err"
+
+# ---- the usemem storm: thp_usemem -b's lines, storm.csv, report section 6 ----
+u=$F/bench-storm-patched.output.log
+ub=$F/bench-storm-baseline.output.log
+is "storm: one usemem record per fill" "$(count "$u" usemem)|$(count "$ub" usemem)" "9|3"
+is "storm: every usemem record has its 14 fields" "$(guest_output "$u" usemem | awk -F'\t' '{ print NF }' | sort -u)" 14
+is "storm: a fill's fields come through, swap-outs to node 0 %" \
+	"$(guest_output "$u" usemem | sed -n 6p | cut -f2,6- | tr '\t' '|')" "node-first+bound|88363|40|fired|7|14|310245|0|6|27"
+is "storm: a neighbour that did not fire keeps its words" \
+	"$(guest_output "$u" usemem | awk -F'\t' '$8 != "fired" { print $2 "|" $8 }')" "guest+bound|not fired"
+is "storm: usemem-diag lines are text of thp_usemem" \
+	"$(guest_output "$u" text | awk -F'\t' '$2 == "thp_usemem" && $3 ~ /^# usemem-diag[|]/' | wc -l | tr -d ' ')" 1
+is "storm: its TAP, the fill whose neighbour did not fire failed" "$(count "$u" tap ok)|$(count "$u" tap fail)" "8|1"
+R=$tmp/storm
+mkdir "$R"
+cp "$u" "$R/storm-6.12-patched.log"
+cp "$ub" "$R/storm-6.12-baseline.log"
+echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
+"$TOPDIR/tools/report.sh" "$R" >"$tmp/storm-report" 2>"$tmp/storm-report.err"
+tap $? "report.sh makes a report from the storm fixtures"
+is "storm.csv: a header and one line per fill" "$(wc -l <"$R/storm.csv" | tr -d ' ')" 13
+is "storm.csv: the columns" "$(head -n 1 "$R/storm.csv")" \
+	"tree,kernel,mode,fill,swapouts,swapins,kswapd_passes,compact_stalls,pgscan_kswapd,pgscan_direct,hit_quickly,thp_pct,node0_pct,seconds,neighbour"
+is "storm.csv: a patched fill, numbered within its mode" "$(grep -c '^6.12,patched,guest,2,0,0,0,2,0,0,0,99,35,9.74,not fired$' "$R/storm.csv")" 1
+is "storm.csv: the unpatched kernel's legacy fills are stock" \
+	"$(grep '^6.12,unpatched,' "$R/storm.csv" | cut -d, -f3 | sort -u)|$(grep -c '^6.12,unpatched,stock,2,53120,3,1,343,58820,121004,1,91,29,16.12,fired$' "$R/storm.csv")" "stock|1"
+grep -q '^| patched | guest | 3 | 2 | 52011 | 37830 | 61480 | 4 | 11 | 99 | 30 | 1 (fill 2) |$' "$tmp/storm-report"
+tap $? "report: a mode's row: fills, swapped, swap-out median/mean/max, medians, the fill whose neighbour did not fire"
+grep -q '^1 of 12 fills: the neighbour did not fire' "$tmp/storm-report"
+tap $? "report: says how many fills did not make the case"
+# by hand: C(6,3) = 20 labellings; node-first's three are the largest
+# sum but one with stock's 53120 in (p 2/20), its passes the largest (1/20)
+grep -q '^| node-first | swap-outs | 3, 3 | 66261.7 | 17706.7 | +48555.0 | 0.100 | exact, all 20 labellings |$' "$tmp/storm-report"
+tap $? "report: permutation test on swap-outs, exact"
+grep -q '^| node-first | kswapd passes | 3, 3 | 5.0 | 0.3 | +4.7 | 0.050 | exact, all 20 labellings |$' "$tmp/storm-report"
+tap $? "report: permutation test on kswapd passes"
+is "report: guest and legacy are tested too (p)" \
+	"$(awk -F' [|] ' '$1 ~ /^[|] (guest|legacy)$/ { printf("%s %s %s,", $1, $2, $7) }' "$tmp/storm-report")" \
+	"| guest swap-outs 0.350,| guest kswapd passes 0.200,| legacy swap-outs 0.800,| legacy kswapd passes 0.800,"
+is "strip plot data: one point per fill, the one that did not fire apart" \
+	"$(grep -vc '^#' "$R/plots/storm-6.12.dat")|$(awk -F'\t' '!/^#/ && $4 != "?"' "$R/plots/storm-6.12.dat" | cut -f1,3,4 | tr '\t' ' ')" "12|2 ? 0"
+if command -v gnuplot >/dev/null; then
+	[ -s "$R/plots/storm-6.12.svg" ] && [ -s "$R/plots/storm-6.12.png" ]
+	tap $? "report: the strip plot, SVG and PNG"
+else
+	tap 0 "report: the strip plot, SVG and PNG # SKIP no gnuplot here"
+fi
+[ "$tap_failed" = 0 ] || sed 's/^/# report.sh: /' "$tmp/storm-report.err"
+# more fills than an exact test takes: 20000 random labellings, and a
+# counter the kernel did not have (-1) is left out, and said so
+awk 'BEGIN { print "tree,kernel,mode,fill,swapouts,swapins,kswapd_passes,compact_stalls,pgscan_kswapd,pgscan_direct,hit_quickly,thp_pct,node0_pct,seconds,neighbour"
+	for (i = 1; i <= 10; i++) {
+		printf("7.3,patched,node-first,%d,%d,0,-1,1,0,0,0,99,30,10.0,fired\n", i, 60000 + i)
+		printf("7.3,unpatched,stock,%d,%d,0,-1,1,0,0,0,99,30,10.0,fired\n", i, i % 3 ? 0 : 40000)
+	} }' >"$tmp/storm-random.csv"
+is "permutation test: C(20,10) labellings are sampled" \
+	"$(awk -f "$TOPDIR/tools/storm.awk" -v what=test -v tree=7.3 "$tmp/storm-random.csv" | grep '^| node-first | swap-outs' | cut -d'|' -f8,9)" \
+	" 0.000 | 20000 random labellings (of more than 20000), srand(1) "
+is "permutation test: no test on a counter no fill has" \
+	"$(awk -f "$TOPDIR/tools/storm.awk" -v what=test -v tree=7.3 "$tmp/storm-random.csv" | grep -c '^| node-first | kswapd passes | 0, 0 |.*no test')" 1
+awk -f "$TOPDIR/tools/storm.awk" -v what=table -v tree=7.3 "$tmp/storm-random.csv" | grep -q 'left out of their figures: node-first: 10 fills without kswapd passes'
+tap $? "storm table: says which counters were missing (-1) and left out"
 
 # ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
 mkdir "$tmp/bin"
