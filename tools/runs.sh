@@ -96,7 +96,7 @@ run_command() {
 	r_spec=$(awk -v t="$r_topo" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
 	printf '%s\n' "$r_cmds" | awk -v fl="$r_flavour" -v topo="$r_spec" \
 		-v stress="${STRESS_SECONDS:-60}" -v limit="${SELFTEST_LIMIT:-240}" \
-		-v fills="${STORM_FILLS:-4}" '
+		-v fills="${STORM_FILLS:-10}" '
 	function put(s, k, v,    i) {
 		while ((i = index(s, k)) > 0)
 			s = substr(s, 1, i - 1) v substr(s, i + length(k))

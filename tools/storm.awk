@@ -15,6 +15,11 @@
 # what=test    Markdown, tree=T: one-sided permutation tests, each mode of
 #              the patched kernel against the unpatched kernel, on swap-outs
 #              and on kswapd passes
+# what=check   make check's verdicts, tree=T, want=N (fills per group),
+#              alpha=A: per patched mode and counter (swap-outs, kswapd
+#              passes) "ok|fail<TAB>WHAT<TAB>TEXT": fail when the one-sided
+#              test gives p < A for "the mode does more than the unpatched
+#              kernel", or when a group has not exactly N fills
 # what=strip   gnuplot data, tree=T: one line per fill, the column's number,
 #              its x (jittered), and its swap-outs in column 3 (neighbour
 #              fired) or 4 (did not; "?" in the other), after a
@@ -277,6 +282,37 @@ END {
 			printf("The neighbour fired in all %d fills.\n", all)
 		if (lack != "")
 			printf("Counters the guest did not have (-1), left out of their figures: %s.\n", lack)
+		exit
+	}
+	if (what == "check") {
+		if (n["unpatched:stock"] != want) {
+			printf("fail\tthe unpatched kernel\t%d of %d fills reported\n", n["unpatched:stock"], want)
+			exit
+		}
+		split(C_OUT " " C_PASS, counters, " ")
+		for (j = 1; j <= ng; j++) {
+			g = col[j]
+			if (g == "unpatched:stock")
+				continue
+			if (n[g] != want) {
+				printf("fail\t%s\t%d of %d fills reported\n", label(g), n[g], want)
+				continue
+			}
+			for (k = 1; k <= 2; k++) {
+				c = counters[k]
+				na = vals(g, c, a)
+				nb = vals("unpatched:stock", c, b)
+				sa = sb = 0
+				for (i = 1; i <= na; i++)
+					sa += a[i]
+				for (i = 1; i <= nb; i++)
+					sb += b[i]
+				p = na && nb ? perm(a, na, b, nb) : 0
+				printf("%s\t%s %s\tmean %.1f against the unpatched kernel's %.1f over %d fills each, p = %.3f (one-sided permutation test of \"more\", fails below %s; %s)\n",
+					p >= alpha ? "ok" : "fail", label(g), hdr[c], na ? sa / na : -1, nb ? sb / nb : -1,
+					want, p, alpha, perm_method)
+			}
+		}
 		exit
 	}
 	# what == "test"

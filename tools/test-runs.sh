@@ -142,9 +142,9 @@ run_command_of() { # run_command_of RUN
 	  run_row check "$1" && run_command )
 }
 is "a command with quotes and redirections stays one argument" \
-	"$(run_command_of patched-epyc4-swap)" \
-	"run-tests.sh 'mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '\\''# swap on /dev/vdb'\\''' 'thp_usemem -b -n 4 -m node-first,guest,legacy'"
-is "STORM_FILLS reaches {storm_fills}" "$(STORM_FILLS=30 run_command_of patched-epyc4-swap | sed 's/.* \(.thp_usemem\)/\1/')" "'thp_usemem -b -n 30 -m node-first,guest,legacy'"
+	"$(run_command_of patched-storm-nf)" \
+	"run-tests.sh 'mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '\\''# swap on /dev/vdb'\\''' 'thp_usemem -b -n 10 -m node-first'"
+is "STORM_FILLS reaches {storm_fills}" "$(STORM_FILLS=30 run_command_of patched-storm-nf | sed 's/.* \(.thp_usemem\)/\1/')" "'thp_usemem -b -n 30 -m node-first'"
 is "STRESS_SECONDS reaches {stress_seconds}" "$(STRESS_SECONDS=7 run_command_of debug-epyc4 | sed 's/.* \(.stress\)/\1/')" "'stress.sh 7'"
 
 FAKE_NO_BOOT=1 plan patched-cxl
@@ -155,8 +155,8 @@ names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
 is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
 is "run_names: the runs that need the machine alone, 7.3's debug run first" "$(names check alone)" "7.3-debug-epyc4 baseline-selftests patched-selftests "
-is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node storm-patched storm-baseline storm-7.3-patched storm-7.3-baseline "
-is "run_names: the quick bench's storm is 6.12's" "$(names bench-quick fg | tr ' ' '\n' | grep '^storm-' | tr '\n' ' ')" "storm-patched storm-baseline "
+is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node storm-patched-nf storm-patched-guest storm-patched-legacy storm-baseline storm-7.3-patched-nf storm-7.3-patched-guest storm-7.3-patched-legacy storm-7.3-baseline "
+is "run_names: the quick bench's storm is 6.12's" "$(names bench-quick fg | tr ' ' '\n' | grep '^storm-' | tr '\n' ' ')" "storm-patched-nf storm-patched-guest storm-patched-legacy storm-baseline "
 flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' ); }
 is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched 7.3-debug "
 is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
@@ -183,8 +183,8 @@ run_scratch_of() { # the run-guest arguments of a row, from run_start with a sta
 is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900|-"
 plan patched-epyc4
 is "the scratch column reaches run-guest as --scratch" "$(cat "$tmp/boots.disks" 2>/dev/null)" "--scratch 512"
-is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-epyc4-swap)" "1024|-|no|fg|1500|baseline"
-is "the bench's storm rows: swap, an hour's timeout" "$(run_scratch_of bench storm-7.3-patched)" "1024|-|no|fg|3600|-"
+is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-storm-nf)" "1024|-|no|fg|1200|baseline"
+is "the bench's storm rows: swap, an hour's timeout" "$(run_scratch_of bench storm-7.3-patched-nf)" "1024|-|no|fg|3600|-"
 is "the needs column is read as its own field" "$(run_scratch_of check patched-aged)" "-|-|no|fg|1800|baseline"
 why() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check "$1" && run_left_out_why "$2" ) }
 is "run_left_out_why: a run of a left-out kernel says so" "$(why baseline-aged "baseline debug")" \
