@@ -344,14 +344,17 @@ done
 # ---- 9. the usemem storm: no more swap-out or kswapd work than stock -------
 # thp_usemem -b: STORM_FILLS fills (10) on the unpatched kernel and as
 # many in each mode of the patched kernel, one boot per mode (fills of
-# different modes in one boot change each other's memory: legacy after
-# node-first fills swapped a median 1280 pages on 6.12, alone 28675, the
-# unpatched kernel 21617).  One kswapd wake on node 0 in every fill is the
-# case under test.  Per mode, a one-sided permutation test of "the mode
-# swaps out more, or runs kswapd's balance loop more, than the unpatched
-# kernel" over the fills must not give p < 0.01 (tools/storm.awk).  From
-# 6.12 fills (docs/results.md): series v6's node-first fails it in about
-# nine of ten samples of 8 fills, legacy (stock's code) in none of 300.
+# different modes in one boot change each other's memory).  One kswapd
+# wake on node 0 in every fill is the case under test.  Per mode, the
+# mean swap-outs per fill may exceed the unpatched kernel's by at most
+# 15000 pages, and the mean kswapd balance passes by at most one.  The
+# allowance is per boot, since boots differ far more than the fills of a
+# boot: on 6.12 the unpatched kernel's boots averaged 9249-29434 swap-outs
+# per fill, legacy's (stock's code) 13058-19748, v7 node-first's 157-16796
+# and v6 node-first's 48918; 15000 lets legacy's worst boot pass against
+# the unpatched kernel's best (+10.5k) and fails v6 against its worst
+# (+19.5k); on 7.3, 30012-38563 and 25194-33956 (docs/results.md).  The
+# permutation test over the fills is printed beside it, not judged.
 storm_runs() { # storm_runs BASELINE-RUN: it, then the patched runs that go with it
 	echo "$1"
 	for r in $(check_runs fg); do
@@ -371,7 +374,7 @@ for base in $(check_runs fg); do
 			awk -f "$TOPDIR/tools/storm.awk" -v what=csv -v tree="$tree" -v kernel="$k"
 	done >"$csv"
 	awk -f "$TOPDIR/tools/storm.awk" -v what=check -v tree="$tree" -v want="${STORM_FILLS:-10}" \
-		-v alpha=0.01 "$csv" >"$CACHE/logs/storm-$what.txt"
+		-v allow_out=15000 -v allow_pass=1 "$csv" >"$CACHE/logs/storm-$what.txt"
 	[ -s "$CACHE/logs/storm-$what.txt" ] ||
 		result fail "usemem storm on $what: no verdict (fills: $csv)"
 	while IFS='	' read -r verdict key text; do
