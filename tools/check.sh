@@ -313,7 +313,9 @@ aged_compare() { # aged_compare BASELINE-LOG PATCHED-LOG
 		c = n[f, key]
 		for (i = 1; i <= c; i++) a[i] = v[f, key, i]
 		for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		med = a[int(c / 2) + 1]; spread = a[c] - a[1]
+		# the median: with an even count, the mean of the middle two
+		# (of two runs, not the better one)
+		med = c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2; spread = a[c] - a[1]
 	}
 	END {
 		for (key in keys) {
@@ -347,7 +349,9 @@ done
 # different modes in one boot change each other's memory).  One kswapd
 # wake on node 0 in every fill is the case under test.  Per mode, the
 # mean swap-outs per fill may exceed the unpatched kernel's by at most
-# 15000 pages, and the mean kswapd balance passes by at most one.  The
+# 15000 pages, and the mean kswapd balance passes by at most two (boots
+# of stock's code averaged 0.9-2.2 passes per fill: 7.3's legacy 2.2
+# against the unpatched kernel's 1.0 in one make check).  The
 # allowance is per boot, since boots differ far more than the fills of a
 # boot: on 6.12 the unpatched kernel's boots averaged 9249-29434 swap-outs
 # per fill, legacy's (stock's code) 13058-19748, v7 node-first's 157-16796
@@ -374,7 +378,7 @@ for base in $(check_runs fg); do
 			awk -f "$TOPDIR/tools/storm.awk" -v what=csv -v tree="$tree" -v kernel="$k"
 	done >"$csv"
 	awk -f "$TOPDIR/tools/storm.awk" -v what=check -v tree="$tree" -v want="${STORM_FILLS:-10}" \
-		-v allow_out=15000 -v allow_pass=1 "$csv" >"$CACHE/logs/storm-$what.txt"
+		-v allow_out=15000 -v allow_pass=2 "$csv" >"$CACHE/logs/storm-$what.txt"
 	[ -s "$CACHE/logs/storm-$what.txt" ] ||
 		result fail "usemem storm on $what: no verdict (fills: $csv)"
 	while IFS='	' read -r verdict key text; do
