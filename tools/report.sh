@@ -196,18 +196,19 @@ gp_term() {
 	esac
 }
 
+# gp_head TERMINAL FILE TITLE YLABEL: the lines every plot's script starts with
+gp_head() {
+	printf 'set terminal %s\nset output %s\nset title "%s"\nset ylabel "%s"\n' "$1" "'$R/plots/$2'" "$3" "$4"
+	printf 'set datafile separator "\\t"\nset datafile missing "?"\n'
+}
+
 plot() { # plot NAME TITLE YLABEL DATAFILE
 	command -v gnuplot >/dev/null || { say "gnuplot missing: no plots (apt-get install gnuplot-nox)"; return 0; }
 	cols=$(head -n 1 "$4" | awk -F'\t' '{ print NF }')
 	for t in svg png; do
 		term=$(gp_term "$t" 1200 520)
 		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for $1.$t; see $R/plots/gnuplot.log"
-			set terminal $term
-			set output '$R/plots/$1.$t'
-			set title "$2"
-			set ylabel "$3"
-			set datafile separator "\t"
-			set datafile missing "?"
+			$(gp_head "$term" "$1.$t" "$2" "$3")
 			set style data histograms
 			set style histogram clustered gap 1
 			set style fill solid 0.85 border -1
@@ -431,12 +432,7 @@ stripplot() {
 	for t in svg png; do
 		term=$(gp_term "$t" 1000 520)
 		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for $1.$t; see $R/plots/gnuplot.log"
-			set terminal $term
-			set output '$R/plots/$1.$t'
-			set title "$2"
-			set ylabel "$3"
-			set datafile separator "\t"
-			set datafile missing "?"
+			$(gp_head "$term" "$1.$t" "$2" "$3")
 			set key outside right top
 			set grid ytics
 			set xtics ($xtics) scale 0
