@@ -183,6 +183,9 @@ host_test runs test-runs.sh
 # The 7.3 tree's fetch: the suite's signature against the host's keyring
 # (and not another), the host's apt state untouched (the real mirror).
 host_test fetch test-fetch.sh
+# The docs name only files, make targets, variables, options and anchors
+# that exist (and the check of that fails on a doc that names others).
+host_test docs test-docs.sh
 
 # ---- 3. background runs start ---------------------------------------------------
 # The debug kernel's run is the longest (about 300 s under TCG) and none
