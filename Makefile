@@ -15,7 +15,7 @@ APPEND ?=
 ACCEL ?= tcg
 T ?= thp_scenarios
 
-.PHONY: help check bench kernel baseline debug rootfs stage boot test dry-run \
+.PHONY: help check bench results kernel baseline debug rootfs stage boot test dry-run \
 	series-check series-build clean-cache
 
 help:
@@ -28,6 +28,10 @@ check:
 ## bench         build, boot the default topology, print the tables (QUICK=1, COST=file, FILLS=N: storm fills per mode, 4)
 bench:
 	@tools/bench.sh $(if $(COST),--cost $(COST)) $(if $(QUICK),--quick) $(if $(FILLS),--fills $(FILLS))
+
+## results       rewrite docs/results.md's tables from the recorded make check runs (and the newest make bench report)
+results:
+	@tools/results.sh
 
 ## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug, TREE=6.12|7.3)
 kernel:
