@@ -178,6 +178,7 @@ host_test packages test-packages.sh
 host_test run-tests test-run-tests.sh
 # The one parser of guest output, against recorded output.log files.
 host_test parser test-parser.sh
+host_test results test-results.sh
 # The run plan and its helper, with a stand-in for run-guest.
 host_test runs test-runs.sh
 # The 7.3 tree's fetch: the suite's signature against the host's keyring
