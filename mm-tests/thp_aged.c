@@ -22,7 +22,9 @@
  * one boot: a region is faulted from the node's CPU with the row's defrag
  * setting, with or without MADV_HUGEPAGE, and its placement read page by
  * page.  A mode passes when its median local THP share is at least
- * legacy's minus 2 points.  The counters (compact_stall, compact_success,
+ * legacy's minus 2 points, widened by the wider of the two modes'
+ * spreads over their runs and by the free 2M blocks its states started
+ * with short of legacy's (see the allowance in the row's check).  The counters (compact_stall, compact_success,
  * pgscan_direct, thp_fault_alloc, thp_fault_fallback) and the order-9
  * kswapd and kcompactd wake-ups on the node (mm_vmscan_wakeup_kswapd,
  * mm_compaction_wakeup_kcompactd) are printed beside each row.

@@ -11,7 +11,7 @@
  *    tools/run-guest --scratch), more than node 0 holds (-F), then reads
  *    them back in a loop and rewrites one file per pass;
  *  - churn: a child on node 0's CPU maps and frees anonymous regions of
- *    mixed sizes (4k to 8M, some MADV_NOHUGEPAGE, some freed only every
+ *    mixed sizes (4k to 24M, some MADV_NOHUGEPAGE, some freed only every
  *    other 16k), up to -C % of node 0; it is started again for every run
  *    and killed halfway through the run's fault phase;
  *  - with -b PCT, a child bound to node 1 holds PCT % of node 1 in 4k pages.

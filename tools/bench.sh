@@ -67,8 +67,8 @@ start=$(date +%s)
 plan=bench
 [ "$quick" = 1 ] && plan=bench-quick
 runs_topo=$topo
-# The storm rows' timeout allows about 25 s per fill under TCG: the
-# patched kernels fill 3 x FILLS times after a warm-up fill.  (r_timeout:
+# The storm rows' timeout allows about 25 s per fill under TCG: each
+# boot fills FILLS times in its one mode after a warm-up fill.  (r_timeout:
 # run_row's.)
 # shellcheck disable=SC2154
 if run_row "$plan" storm-baseline && [ $(((storm_fills + 1) * 25)) -gt "$r_timeout" ]; then
