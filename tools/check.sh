@@ -1,6 +1,6 @@
 #!/bin/sh
 # make check: the whole suite, host and guest, as one TAP stream ending in
-# "N passed, N failed".
+# "N passed, N failed, N skipped".
 #
 #   tools/check.sh [--topos "2node epyc4 chain4 cxl"]
 #
@@ -54,23 +54,26 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# A skip (a "# SKIP why" directive, as its own argument or at the end of
+# a host test's description) is counted apart, never as a pass.
 n=0 pass=0 fail=0 skip=0
 result() { # result ok|fail "description" ["# SKIP why"]
 	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $2${3:+ $3}"
-	else
+	if [ "$1" != ok ]; then
 		fail=$((fail + 1))
 		echo "not ok $n - $2"
+		return
 	fi
-	case ${3:-} in *SKIP*) skip=$((skip + 1)) ;; esac
+	echo "ok $n - $2${3:+ $3}"
+	case "$2 ${3:-}" in
+	*"# SKIP"*) skip=$((skip + 1)) ;;
+	*) pass=$((pass + 1)) ;;
+	esac
 }
 note() { echo "$2"; }
 finish() {
 	echo "1..$n"
-	echo "# $skip of the passes were skips"
-	echo "$pass passed, $fail failed"
+	echo "$pass passed, $fail failed, $skip skipped"
 	[ "$fail" = 0 ]
 	exit $?
 }
