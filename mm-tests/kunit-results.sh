@@ -7,6 +7,7 @@
 suite=$1
 records=$(dmesg | awk -f "$(dirname "$0")/guest-output.awk" -v suite="$suite")
 if ! echo "$records" | grep -q '^kunit-suite'; then
+	echo "1..1"
 	if [ "${2:-}" = --optional ]; then
 		echo "ok - kunit $suite # SKIP not built into this kernel"
 		exit 0
@@ -15,6 +16,6 @@ if ! echo "$records" | grep -q '^kunit-suite'; then
 	exit 1
 fi
 echo "$records" | awk -F'\t' -v s="$suite" '
-	$1 == "kunit" { printf("%s - kunit %s: %s\n", $2 == "ok" ? "ok" : "not ok", s, $3); if ($2 != "ok") bad = 1 }
+	$1 == "kunit" { n++; printf("%s - kunit %s: %s\n", $2 == "ok" ? "ok" : "not ok", s, $3); if ($2 != "ok") bad = 1 }
 	$1 == "kunit-diag" { print $2 }
-	END { exit bad }'
+	END { print "1.." n; exit bad }'

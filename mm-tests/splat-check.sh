@@ -7,6 +7,7 @@
 mark='thp-numa splat-check: planted WARNING: line'
 cmd="echo '$mark' >/dev/kmsg"
 
+echo "1..2"
 out=$(run-tests.sh "$cmd" 2>&1)
 rc=$?
 if [ "$rc" != 0 ] && echo "$out" | grep -q '^not ok - echo: kernel log clean$'; then

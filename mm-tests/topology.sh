@@ -4,6 +4,9 @@
 # CPUS and MEMS are per node (MiB), DISTS the SLIT rows separated by '/'.
 cpus=$1 mems=$2 dists=$3
 nodes=$(echo "$cpus" | tr ',' ' ' | wc -w)
+nmems=$(echo "$mems" | tr ',' ' ' | wc -w)
+nrows=$(echo "$dists" | tr '/' ' ' | wc -w)
+echo "1..$((1 + nodes + nmems + nrows))"
 out=$(numactl -H)
 echo "$out" | sed 's/^/# /'
 got=$(echo "$out" | sed -n 's/^available: \([0-9]*\) nodes.*/\1/p')

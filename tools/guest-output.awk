@@ -29,6 +29,7 @@
 #   not ok 3 DESC                          tap  fail  DESC
 #   ok 3 DESC # SKIP WHY                   tap  skip  DESC  WHY
 #   Bail out! WHY                          bail  Bail out! WHY
+#   1..N (a plan, first or last)           plan  N
 #   # got: ... / # expected: ...           diag  LINE   (a failed placement)
 #   # Totals: pass:N fail:N skip:N         diag  LINE
 # Indented TAP (subtests) is not a result of the run.
@@ -272,6 +273,12 @@ function five_hist_last(kind, l,    n, f, hist, i) {
 	next
 }
 /^Bail out!/ { emit("bail", $0); next }
+/^1\.\.[0-9]+/ {
+	d = $1
+	sub(/^1\.\./, "", d)
+	emit("plan", d)
+	next
+}
 /^#.*(got|expected):/ || /^# Totals/ { emit("diag", $0); next }
 
 { emit("text", t(name, $0)) }

@@ -203,8 +203,38 @@ run_rerun_hint() {
 	note rerun "# rerun it alone: make test FLAVOUR=$r_flavour TOPO=$r_topo$([ "$r_mode" = - ] || echo " MODE=$r_mode") T=\"$r_current\""
 }
 
-# A run's checks: it booted, finished, every TAP line of its tests, a
-# kernel-log read after each of its commands, and its whole kernel log.
+# The test commands of a run: the arguments of the run-tests.sh line in
+# its cmds file but --allow and its pattern.
+run_commands() { # run_commands DIR
+	eval "set -- $(cat "$1/cmds" 2>/dev/null)"
+	[ $# -gt 0 ] && shift
+	r_n=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--allow) shift; [ $# -gt 0 ] && shift ;;
+		*) r_n=$((r_n + 1)); shift ;;
+		esac
+	done
+	echo "$r_n"
+}
+
+# The TAP plan of the command whose output ends here: a command that
+# printed results must have printed a plan, and as many results as it.
+run_plan_check() {
+	[ -n "$r_current" ] || return 0
+	if [ -z "$r_plan" ]; then
+		[ "$r_ntap" = 0 ] && return 0
+		result fail "$r_tag $r_current: $r_ntap results and no TAP plan $r_log"
+	elif [ "$r_plan" = "$r_ntap" ]; then
+		result ok "$r_tag $r_current: $r_ntap results, as its plan 1..$r_plan said"
+	else
+		result fail "$r_tag $r_current: $r_ntap results where its plan said 1..$r_plan $r_log"
+	fi
+}
+
+# A run's checks: it booted, finished with exit status 0, every command
+# reported, every TAP line of its tests and their plans, a kernel-log read
+# after each of its commands, and its whole kernel log.
 # Returns 1 when it never booted (no output to read).
 run_report() { # run_report PLAN NAME
 	run_row "$1" "$2" || return 1
@@ -220,25 +250,31 @@ run_report() { # run_report PLAN NAME
 		return 1
 	fi
 	result ok "$r_tag guest boots to userspace"
-	if [ -f "$r_dir/rc" ]; then
-		result ok "$r_tag guest finished its commands"
+	if [ "$(cat "$r_dir/rc" 2>/dev/null)" = 0 ]; then
+		result ok "$r_tag guest finished its commands, exit status 0"
+	elif [ -f "$r_dir/rc" ]; then
+		result fail "$r_tag guest finished its commands, exit status $(cat "$r_dir/rc") (output: $r_dir/output.log)"
 	else
 		result fail "$r_tag guest finished its commands (console: $r_dir/console.log)"
 		sed 's/^/# /' "$r_dir.err" 2>/dev/null | while IFS= read -r r_line; do note console "$r_line"; done
 	fi
 	r_log="(output: $r_dir/output.log)"
-	r_nrun=0 r_nlog=0 r_current='' r_hinted=''
-	guest_output "$r_dir/output.log" run,took,logcheck,dmesg,exited,tap,bail,diag >"$r_dir/records"
+	r_nrun=0 r_nlog=0 r_current='' r_hinted='' r_plan='' r_ntap=0
+	guest_output "$r_dir/output.log" run,took,logcheck,dmesg,exited,tap,bail,plan,diag >"$r_dir/records"
 	while IFS='	' read -r r_kind r_a r_b r_c; do
 		case $r_kind in
-		run) r_nrun=$((r_nrun + 1)) r_current=$r_a; note run "# === $r_a" ;;
+		run) run_plan_check
+			r_nrun=$((r_nrun + 1)) r_current=$r_a r_plan='' r_ntap=0
+			note run "# === $r_a" ;;
+		plan) r_plan=$r_a ;;
 		took) note took "# $r_a took ${r_b}s" ;;
 		logcheck) r_nlog=$((r_nlog + 1))
 			if [ "$r_a" = ok ]; then result ok "$r_tag $r_b: kernel log clean"
 			else result fail "$r_tag $r_b: kernel log clean $r_log"; run_rerun_hint; fi ;;
 		dmesg) note dmesg "# dmesg: $r_a" ;;
 		exited) result fail "$r_tag $r_a exited $r_b $r_log"; run_rerun_hint ;;
-		tap) case $r_a in
+		tap) r_ntap=$((r_ntap + 1))
+			case $r_a in
 			ok) result ok "$r_tag $r_b" ;;
 			skip) result ok "$r_tag $r_b" "# SKIP $r_c" ;;
 			*) result fail "$r_tag $r_b $r_log"; run_rerun_hint ;;
@@ -247,6 +283,13 @@ run_report() { # run_report PLAN NAME
 		diag) note diag "$r_a" ;;
 		esac
 	done <"$r_dir/records"
+	run_plan_check
+	r_ncmd=$(run_commands "$r_dir")
+	if [ "$r_nrun" = "$r_ncmd" ]; then
+		result ok "$r_tag each of the $r_ncmd test commands reported"
+	else
+		result fail "$r_tag each test command reported ($r_nrun of $r_ncmd) $r_log"
+	fi
 	if [ "$r_nrun" -gt 0 ] && [ "$r_nrun" = "$r_nlog" ]; then
 		result ok "$r_tag the kernel log was read after each of the $r_nrun test commands"
 	else

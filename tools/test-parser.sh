@@ -204,10 +204,11 @@ tap $? "kunit: a skipped case keeps its # SKIP"
 echo "$out" | grep -q '^# mo_non_compound: EXPECTATION FAILED'
 tap $? "kunit: the suite's diagnostics"
 is "kunit: exit status with a failed case" "$rc" 1
+is "kunit: a plan for the cases it printed" "$(echo "$out" | grep '^1\.\.')" "1..5"
 kunit "$F/kunit.dmesg" no_such_suite
-is "kunit: a suite that did not run fails" "$out|$rc" "not ok - kunit no_such_suite did not run (CONFIG_MULTI_ORDER_KUNIT_TEST=y?)|1"
+is "kunit: a suite that did not run fails" "$(echo "$out" | tr '\n' ';')$rc" "1..1;not ok - kunit no_such_suite did not run (CONFIG_MULTI_ORDER_KUNIT_TEST=y?);1"
 kunit "$F/kunit.dmesg" no_such_suite --optional
-is "kunit: --optional skips it" "$out|$rc" "ok - kunit no_such_suite # SKIP not built into this kernel|0"
+is "kunit: --optional skips it" "$(echo "$out" | tr '\n' ';')$rc" "1..1;ok - kunit no_such_suite # SKIP not built into this kernel;0"
 
 # ---- recorded runs (make check on 2026-12-04, cut from $CACHE/runs) --------
 r=$F/recorded-check-patched-epyc4.output.log
@@ -236,7 +237,7 @@ is "recorded KUnit log: the same five results as that run's kunit-results.sh pri
 # ---- every fixture parses, and no line of a run is lost --------------------
 for log in "$F"/*.output.log; do
 	is "$(basename "$log"): one record per line, text included" \
-		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start,challenge-param,challenge-sample,challenge-result,challenge-khugepaged,challenge-cdf,challenge-load | wc -l | tr -d ' ')" \
+		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,plan,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start,challenge-param,challenge-sample,challenge-result,challenge-khugepaged,challenge-cdf,challenge-load | wc -l | tr -d ' ')" \
 		"$(grep -vc '^# selftest [^ ]* took ' "$log")"
 done
 

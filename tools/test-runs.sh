@@ -80,17 +80,22 @@ exit "$(cat "$out/rc")"
 EOF
 cat >"$tmp/bin/run-tests.sh" <<'EOF'
 #!/bin/sh
-# stand-in: each argument as one command, as run-tests.sh prints it
+# stand-in: each argument as one command, as run-tests.sh prints it.
+# FAKE_PLAN=N: the plans say 1..N; FAKE_NO_PLAN=1: no plans; FAKE_DROP=NAME:
+# that command never reports; FAKE_EXIT=N: the exit status.
 skip=0
 for t in "$@"; do
 	case $skip in 1) skip=0; continue ;; esac
 	[ "$t" = --allow ] && { skip=1; continue; }
 	name=${t%% *}
+	[ "$name" = "${FAKE_DROP:-}" ] && continue
 	echo "# === $t"
+	[ "${FAKE_NO_PLAN:-0}" = 1 ] || echo "1..${FAKE_PLAN:-1}"
 	echo "ok 1 arg: $t"
 	echo "# $name took 0.1s"
 	echo "ok - $name: kernel log clean"
 done
+exit "${FAKE_EXIT:-0}"
 EOF
 chmod +x "$T/tools/kernel.sh" "$T/rootfs/build.sh" "$T/tools/run-guest" "$tmp/bin/"*
 
@@ -121,6 +126,10 @@ grep -c '^fail' "$tmp/out" | grep -qx 0
 tap $? "a good run has no failed check ($(grep '^fail' "$tmp/out" | head -n 1))"
 grep -qx "ok - \[baseline 2node\] kernel log of the whole run is clean" "$tmp/out"
 tap $? "the whole kernel log is read"
+grep -qx "ok - \[baseline 2node\] thp_local: 1 results, as its plan 1..1 said" "$tmp/out"
+tap $? "a command's results are counted against its plan"
+grep -qx "ok - \[baseline 2node\] each of the 3 test commands reported" "$tmp/out"
+tap $? "every command of the run is counted"
 
 plan baseline-2node
 is "reuse=yes: an unchanged run is not booted again" "$(boots)" 1
@@ -146,6 +155,19 @@ is "a command with quotes and redirections stays one argument" \
 	"run-tests.sh 'mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '\\''# swap on /dev/vdb'\\''' 'thp_usemem -b -n 10 -m node-first'"
 is "STORM_FILLS reaches {storm_fills}" "$(STORM_FILLS=30 run_command_of patched-storm-nf | sed 's/.* \(.thp_usemem\)/\1/')" "'thp_usemem -b -n 30 -m node-first'"
 is "STRESS_SECONDS reaches {stress_seconds}" "$(STRESS_SECONDS=7 run_command_of debug-epyc4 | sed 's/.* \(.stress\)/\1/')" "'stress.sh 7'"
+
+FAKE_PLAN=2 plan patched-2node
+grep -q "^fail - \[patched 2node\] thp_local: 1 results where its plan said 1..2" "$tmp/out"
+tap $? "a plan off by one fails"
+FAKE_NO_PLAN=1 plan patched-2node
+grep -q "^fail - \[patched 2node\] thp_local: 1 results and no TAP plan" "$tmp/out"
+tap $? "results without a plan fail"
+FAKE_DROP=thp_local plan patched-2node
+grep -q "^fail - \[patched 2node\] each test command reported ([0-9]* of [0-9]*)" "$tmp/out"
+tap $? "a command that never reports fails"
+FAKE_EXIT=1 plan patched-2node
+grep -q "^fail - \[patched 2node\] guest finished its commands, exit status 1" "$tmp/out"
+tap $? "a run whose commands exit non-zero fails"
 
 FAKE_NO_BOOT=1 plan patched-cxl
 grep -q "^fail - \[patched cxl\] guest boots to userspace (console: $tmp/cache/runs/check-patched-cxl/console.log)" "$tmp/out"
