@@ -174,21 +174,50 @@ run_wait() { # run_wait PLAN NAME
 	return 0
 }
 
-# The kernel log lines the run's commands may leave: its "--allow REGEX"
-# entries, joined (a regex that matches nothing when there are none).
+# The kernel log lines each command of the run may leave: "SEQ<tab>REGEX"
+# for the commands that follow an "--allow REGEX" entry (SEQ counts the
+# commands from 1, as run-tests.sh's markers do).
 run_allowed() {
-	r_allow=$(printf '%s\n' "$r_cmds" | awk -F' ; ' '{ for (i = 1; i <= NF; i++)
-		if ($i ~ /^--allow /) { a = a (a == "" ? "" : "|") substr($i, 9) } } END { print a }')
-	echo "${r_allow:-^\$^}"
+	printf '%s\n' "$r_cmds" | awk -F' ; ' '{ for (i = 1; i <= NF; i++)
+		if ($i ~ /^--allow /) a = substr($i, 9)
+		else { n++; if (a != "") printf("%d\t%s\n", n, a); a = "" } }'
+}
+
+# The splat lines of a kernel log, each checked against the allowance of
+# the command whose window it is in: from run-tests.sh's marker before
+# that command ("thp-numa run-tests: PID.SEQ NAME starts", the PID of the
+# first marker: a nested run-tests.sh has its own) to the next one.  The
+# boot, before the first marker, allows nothing.
+run_splats() { # run_splats DMESG PATTERNS ALLOWED
+	awk -v pf="$2" -v af="$3" '
+	BEGIN {
+		while ((getline l < pf) > 0) if (l != "") pat[++np] = l
+		while ((getline l < af) > 0) { split(l, f, "\t"); allow[f[1]] = substr(l, length(f[1]) + 2) }
+	}
+	/thp-numa run-tests: [0-9]+\.[0-9]+ .* starts$/ {
+		split($0, w, "thp-numa run-tests: ")
+		split(w[2], id, " ")
+		split(id[1], ps, ".")
+		if (pid == "") pid = ps[1]
+		if (ps[1] == pid) seq = ps[2] + 0
+	}
+	{
+		for (i = 1; i <= np; i++)
+			if (index($0, pat[i])) {
+				if (!(seq in allow) || $0 !~ allow[seq]) print
+				break
+			}
+	}' "$1"
 }
 
 # The whole kernel log of a run, boot included, against the patterns
-# run-tests.sh applies after each command, less what the run allows.
+# run-tests.sh applies after each command, less what each command allows.
 run_log_clean() { # run_log_clean TAG OUTDIR
+	run_allowed >"$2/allowed"
 	if [ ! -f "$2/dmesg.log" ]; then
 		result fail "$1 kernel log of the whole run is clean (no $2/dmesg.log)"
-	elif grep -F -f "$TOPDIR/mm-tests/splat-patterns" "$2/dmesg.log" |
-		grep -vE "$(run_allowed)" >"$2/splats"; then
+	elif run_splats "$2/dmesg.log" "$TOPDIR/mm-tests/splat-patterns" "$2/allowed" >"$2/splats" &&
+		[ -s "$2/splats" ]; then
 		result fail "$1 kernel log of the whole run is clean ($2/dmesg.log)"
 		head -n 5 "$2/splats" | while IFS= read -r r_line; do note dmesg "# dmesg: $r_line"; done
 	else

@@ -221,4 +221,25 @@ tap $([ $? = 1 ] && echo 0 || echo 1) "run_left_out_why: a run that needs no lef
 is "run_left_out_why: nothing left out, everything runs" "$(why patched-aged "" || echo runs)" "runs"
 is "the commands follow the needs column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "kunit-results.sh mm_multi_order"
 
+# ---- the whole kernel log: each command's allowance in its own window --------
+cat >"$tmp/dmesg" <<'EOF2'
+[    0.1] boot line
+[    1.0] thp-numa run-tests: 7.1 thp_local starts
+[    1.1] thp-numa run-tests: 9.1 echo starts
+[    1.2] WARNING: planted inside a nested run-tests.sh
+[    2.0] thp-numa run-tests: 7.2 thp_policy starts
+[    2.1] thp_policy invoked oom-killer
+[    2.2] Call Trace:
+[    2.3] oom-kill:constraint=CONSTRAINT_MEMCG
+[    3.0] thp-numa run-tests: 7.3 thp_challenge starts
+[    3.1] thp_challenge: all fine
+EOF2
+printf '1\tWARNING: planted\n2\toom-kill|Call Trace\n' >"$tmp/allowed"
+splats() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_splats "$tmp/dmesg" "$T/mm-tests/splat-patterns" "$tmp/allowed" | wc -l | tr -d ' ' ); }
+is "splats: each allowance in its command's window, a nested run's markers ignored" "$(splats)" 0
+sed 's/^\[    3.1\] thp_challenge: all fine/[    3.1] Call Trace:/' "$tmp/dmesg" >"$tmp/d2" && mv "$tmp/d2" "$tmp/dmesg"
+is "splats: thp_policy's allowance does not reach the next command" "$(splats)" 1
+sed -i '1a [    0.2] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' "$tmp/dmesg"
+is "splats: an RCU stall at boot, before any command, is a splat" "$(splats)" 2
+
 tap_done
