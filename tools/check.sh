@@ -61,10 +61,10 @@ result() { # result ok|fail "description" ["# SKIP why"]
 	n=$((n + 1))
 	if [ "$1" != ok ]; then
 		fail=$((fail + 1))
-		echo "not ok $n - $2"
+		printf 'not ok %s - %s\n' "$n" "$2"
 		return
 	fi
-	echo "ok $n - $2${3:+ $3}"
+	printf 'ok %s - %s\n' "$n" "$2${3:+ $3}"
 	case "$2 ${3:-}" in
 	*"# SKIP"*) skip=$((skip + 1)) ;;
 	*) pass=$((pass + 1)) ;;

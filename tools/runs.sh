@@ -161,6 +161,8 @@ run_start() { # run_start PLAN NAME
 	[ "$r_mode" = - ] || set -- "$@" --mode "$r_mode"
 	[ "$r_swap" = - ] || set -- "$@" --swap "$r_swap"
 	[ "$r_scratch" = - ] || set -- "$@" --scratch "$r_scratch"
+	# The boot-time KUnit suite only where the run reports it (runs.conf).
+	case $r_command in *kunit-results.sh*) ;; *) set -- "$@" --append kunit.enable=0 ;; esac
 	( QUIET=1 "$TOPDIR/tools/run-guest" "$@" -- "$r_command" >/dev/null 2>"$r_dir.err" &&
 		if [ -n "$r_key" ]; then echo "$r_key" >"$r_dir/key"; fi ) &
 	runs_pids="$runs_pids $r_dir=$!"

@@ -64,11 +64,13 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--accel) accel=$2; shift 2 ;;
 	--swap | --scratch) echo "$1 $2" >>"$FAKE_BOOTS.disks"; shift 2 ;;
+	--append) echo "$2" >"$FAKE_BOOTS.append"; shift 2 ;;
 	--) shift; break ;;
 	*) shift ;;
 	esac
 done
 echo "boot accel=$accel" >>"$FAKE_BOOTS"
+[ -f "$FAKE_BOOTS.append" ] || : >"$FAKE_BOOTS.append"
 mkdir -p "$out"
 [ "${FAKE_NO_BOOT:-0}" = 1 ] && { echo "stand-in: no userspace" >"$out/console.log"; exit 3; }
 : >"$out/booted"
@@ -169,6 +171,13 @@ FAKE_EXIT=1 plan patched-2node
 grep -q "^fail - \[patched 2node\] guest finished its commands, exit status 1" "$tmp/out"
 tap $? "a run whose commands exit non-zero fails"
 
+rm -f "$tmp/boots.append"
+plan patched-kunit-1node
+is "a run that reports KUnit boots with the suite" "$(cat "$tmp/boots.append" 2>/dev/null)" ""
+rm -f "$tmp/boots.append"
+FRESH=1 plan baseline-2node
+is "a run that does not report KUnit boots without it" "$(cat "$tmp/boots.append" 2>/dev/null)" "kunit.enable=0"
+
 FAKE_NO_BOOT=1 plan patched-cxl
 grep -q "^fail - \[patched cxl\] guest boots to userspace (console: $tmp/cache/runs/check-patched-cxl/console.log)" "$tmp/out"
 tap $? "a guest that never boots fails, naming its console log"
@@ -219,7 +228,7 @@ is "run_left_out_why: the 6.12 debug kernel left out does not leave out 7.3's" "
 why patched-epyc4 "baseline debug" >/dev/null
 tap $([ $? = 1 ] && echo 0 || echo 1) "run_left_out_why: a run that needs no left-out kernel runs"
 is "run_left_out_why: nothing left out, everything runs" "$(why patched-aged "" || echo runs)" "runs"
-is "the commands follow the needs column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "kunit-results.sh mm_multi_order"
+is "the commands follow the needs column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "topology.sh {topology}"
 
 # ---- the whole kernel log: each command's allowance in its own window --------
 cat >"$tmp/dmesg" <<'EOF2'
