@@ -99,6 +99,23 @@ check() {
 			rc=1
 		fi
 	done
+	# The cover letter, as checkpatch reads one: by its format-patch name
+	# (0000-cover-letter.patch), which spares it the diff checks; and at
+	# most about 150 lines, as an mm maintainer reads one.
+	cl=$(mktemp -d)
+	cp "$PATCHDIR/cover-letter.txt" "$cl/0000-cover-letter.patch"
+	out=$(cd "$BASE" && ./scripts/checkpatch.pl --strict --terse "$cl/0000-cover-letter.patch" 2>&1)
+	lines=$(wc -l <"$cl/0000-cover-letter.patch")
+	rm -rf "$cl"
+	e=$(echo "$out" | grep -c ': ERROR:')
+	w=$(echo "$out" | grep -c ': WARNING:')
+	echo "$out" | grep -E ': (ERROR|WARNING|CHECK):' | sed 's/^/# /'
+	if [ "$e" = 0 ] && [ "$w" = 0 ] && [ "$lines" -le 160 ]; then
+		echo "ok - checkpatch --strict cover-letter.txt: 0 errors, 0 warnings; $lines lines"
+	else
+		echo "not ok - checkpatch --strict cover-letter.txt: $e errors, $w warnings; $lines lines (160 at most)"
+		rc=1
+	fi
 	return $rc
 }
 
