@@ -52,9 +52,23 @@
  * Machine-readable lines: "# aged ROW|MODE|DEFRAG|madvise|always|
  * LOCAL-THP-PCT|PLACEMENT|COUNTERS".
  */
-#include "placement.h"
+#define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 #define SLACK		2	/* points a mode may trail legacy by */
 #define DRAINED		90	/* local THP % the drain must give every run */

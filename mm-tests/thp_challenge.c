@@ -53,17 +53,32 @@
  *   # challenge-khugepaged VARIANT|MODE|RUN|SETTING|T|HIST|collapsed=N
  *   # challenge-cdf|VARIANT|MODE|RUN|Q0 Q1 ... Q100   (us per 2M step)
  *   # challenge-load|NAME|VALUE                        (after the runs)
- * HIST is placement.h's "D0 THP 97% | D0 4k 3% | ..." over the whole
+ * HIST is placement_format()'s "D0 THP 97% | D0 4k 3% | ..." over the whole
  * region; T is seconds since the run's first fault; PHASE is fault,
  * post-default or post-fast; COUNTERS are vmstat deltas over the steps of
  * that mode ("compact_stall=N compact_success=N ...").
  */
-#include "placement.h"
+#define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 #define MAX_MODES	3
 #define MAX_REGIONS	6

@@ -30,10 +30,22 @@
  *   # faultcost-ratio|STATE|MODE|...              the summary against legacy
  *   # faultcost-vmstat|STATE|MODE|name=delta|...  counters over the repetitions
  */
-#include "placement.h"
-#include <linux/perf_event.h>
+#define _GNU_SOURCE
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 #define MAX_MODES 3
 #define MAX_REPS 101

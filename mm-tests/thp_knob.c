@@ -4,7 +4,15 @@
  * the active one in brackets, -EINVAL for anything else with the value
  * left alone.
  */
-#include "placement.h"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 static const char *const good[] = { "legacy", "node-first", "guest" };
 static const char *const bad[] = {

@@ -3,7 +3,14 @@
  * On an idle guest, a MADV_HUGEPAGE fault from each CPU node gets huge
  * pages on that node: every 4k page of the region is PMD-mapped and local.
  */
-#include "placement.h"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 int main(void)
 {

@@ -10,13 +10,29 @@
  * Needs the nodestate module and at least four memory nodes with CPUs on
  * node 0 (the epyc4 or chain4 presets).
  */
-#include "placement.h"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/mempolicy.h>
 #include <linux/userfaultfd.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 #define MB		(1UL << 20)
 

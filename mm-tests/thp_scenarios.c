@@ -19,7 +19,17 @@
  * the mode, the states and the zonelist order; there are no per-row
  * answers in this file.
  */
-#include "placement.h"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 #define MAX_ROW 4
 

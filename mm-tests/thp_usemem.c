@@ -31,10 +31,22 @@
  * its 100 ms nap; counters are -1 where the kernel has none), and a
  * "# usemem-diag" line with every counter and the placement by distance.
  */
-#include "placement.h"
-#include <sys/prctl.h>
-#include <sys/wait.h>
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
 
 static const char *const diag_names[] = {
 	"pgscan_direct", "pgscan_kswapd", "compact_stall", "compact_success",

@@ -24,7 +24,7 @@
 #   # run-tests.sh: NOTE             diag      # run-tests.sh: NOTE
 # NAME is the command's first word that is not a VAR=value.
 #
-# Test programs (kselftest-style TAP, mm-tests/placement.h, and scripts):
+# Test programs (kselftest-style TAP, mm-tests/vm_util.c, and scripts):
 #   ok 3 - DESC / ok 3 DESC / ok - DESC    tap  ok    DESC
 #   not ok 3 DESC                          tap  fail  DESC
 #   ok 3 DESC # SKIP WHY                   tap  skip  DESC  WHY

@@ -17,7 +17,7 @@
 #           must match, {a,b} is expanded, a <placeholder> part or "..."
 #           ends the path (its directory is checked); P also passes when
 #           P.c exists (tools/numa-lat/numa-lat, built from its source).
-#           A code span that is a bare source name (placement.h,
+#           A code span that is a bare source name (vm_util.h,
 #           storm.awk, base.config) must be some file's name in the tree.
 # targets   the words after "make" in code, up to a ";", "|", "&&" or "#"
 #           ("-C DIR": DIR's Makefile), against that Makefile's rules.
@@ -409,7 +409,7 @@ cat >"$T/fixture/doc.md" <<'EOF'
 ## Commands (`tools/run-guest`)
 
 `tools/runs.conf` exists, `tools/no-such-file` does not; `tools/costs/*.cost`
-matches, `tools/fixtures/*.no-such` does not; `placement.h` is a name in
+matches, `tools/fixtures/*.no-such` does not; `vm_util.h` is a name in
 the tree, `no_such_program.c` is not.
 
     make check FRESH=1
@@ -441,7 +441,7 @@ self() { # self KIND WANT-MISSING... -- WANT-PRESENT...: the KIND line fails for
 	done
 	return $st
 }
-self "repository paths" "tools/no-such-file (line" "tools/fixtures/*.no-such" "no_such_program.c" -- "tools/runs.conf" "tools/costs" "placement.h"
+self "repository paths" "tools/no-such-file (line" "tools/fixtures/*.no-such" "no_such_program.c" -- "tools/runs.conf" "tools/costs" "vm_util.h"
 tap $? "self-test: a doc naming tools/no-such-file, a glob that matches nothing and a missing source file fails, naming each, and no path that exists"
 self "make targets" "make no-such-target (line" -- "make check" "make bench"
 tap $? "self-test: a doc naming make no-such-target fails, naming it, and not check or bench"

@@ -76,7 +76,7 @@ struct pm_scan_arg {
 #endif
 
 /*
- * Page sizes, smallest first as in mm-tests/placement.h; both print them
+ * Page sizes, smallest first as in mm-tests/vm_util.h; both print them
  * largest first, in Andrea's column order (D0 THP | D0 4k | ...).
  */
 enum { SZ_4K, SZ_MTHP, SZ_THP, NR_SIZES };

@@ -1,22 +1,17 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Shared helpers for the guest tests: kselftest-style TAP, THP sysfs
- * settings saved and restored, node-state control, and page-by-page
- * placement (node from move_pages(), size from PAGEMAP_SCAN and
- * kpageflags, distance class from the SLIT in sysfs).
+ * Shared helpers for the guest tests: kselftest-style TAP, node topology
+ * and node-state control, page-by-page placement (node from
+ * move_pages(), size from PAGEMAP_SCAN and kpageflags, distance class
+ * from the SLIT in sysfs), /proc counters, timing, and expect().
  *
- * Header-only so each test is one C file; every test includes this one
- * copy.  Needs root in the guest (pagemap PFNs, kpageflags, debugfs).
+ * Needs root in the guest (pagemap PFNs, kpageflags, debugfs).
  */
-#ifndef THP_NUMA_PLACEMENT_H
-#define THP_NUMA_PLACEMENT_H
-
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,24 +26,22 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
-#define PAGE_SZ		4096UL
-#define HPAGE_SZ	(2UL << 20)
-#define MAX_NODES	16
+#include "thp_settings.h"
+#include "vm_util.h"
+
 #define KPF_THP_BIT	22
-#define MPOL_BIND_	2	/* <numaif.h> is not in the guest image */
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- TAP ---------------------------------------------------------------- */
 
 static int tap_n, tap_pass, tap_fail, tap_skip;
 
-static inline void tap_plan(int n)
+void tap_plan(int n)
 {
 	printf("TAP version 13\n1..%d\n", n);
 	fflush(stdout);
 }
 
-static inline void tap_diag(const char *fmt, ...)
+void tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,7 +53,7 @@ static inline void tap_diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static inline void tap_result(bool ok, const char *fmt, ...)
+void tap_result(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -73,7 +66,7 @@ static inline void tap_result(bool ok, const char *fmt, ...)
 	ok ? tap_pass++ : tap_fail++;
 }
 
-static inline void tap_skipped(const char *why, const char *fmt, ...)
+void tap_skipped(const char *why, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -86,7 +79,7 @@ static inline void tap_skipped(const char *why, const char *fmt, ...)
 	tap_skip++;
 }
 
-static inline int tap_finish(void)
+int tap_finish(void)
 {
 	printf("# Totals: pass:%d fail:%d skip:%d\n", tap_pass, tap_fail, tap_skip);
 	return tap_fail ? 1 : 0;
@@ -95,7 +88,7 @@ static inline int tap_finish(void)
 /* ---- small sysfs helpers ------------------------------------------------ */
 
 /* A field of /sys/devices/system/node/nodeN/meminfo in kB, or -1. */
-static inline long node_meminfo_kb(int nid, const char *field)
+long node_meminfo_kb(int nid, const char *field)
 {
 	char path[96], line[256], name[64];
 	long v;
@@ -115,178 +108,12 @@ static inline long node_meminfo_kb(int nid, const char *field)
 	return -1;
 }
 
-static inline int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return 0;
-}
-
-/* The number in a one-value file (a sysctl, a sysfs counter), or -1. */
-static inline long read_long(const char *path)
-{
-	char buf[64];
-
-	return read_file(path, buf, sizeof(buf)) ? -1 : atol(buf);
-}
-
-static inline int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-/* "always [madvise] never" -> "madvise" */
-static inline void bracketed(const char *in, char *out, size_t len)
-{
-	const char *a = strchr(in, '['), *b = a ? strchr(a, ']') : NULL;
-
-	if (!a || !b || (size_t)(b - a) > len) {
-		snprintf(out, len, "%.*s", (int)len - 1, in);
-		return;
-	}
-	snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
-}
-
-/* ---- THP settings, saved once and restored at exit ---------------------- */
-
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
-static const char *const thp_knobs[] = {
-	"enabled", "defrag", "numa_fallback",
-	"hugepages-64kB/enabled", "hugepages-2048kB/enabled",
-};
-static char thp_saved[ARRAY_LEN(thp_knobs)][64];
-static bool thp_have[ARRAY_LEN(thp_knobs)];
-
-static inline void thp_restore(void)
-{
-	char path[128];
-	size_t i;
-
-	for (i = 0; i < ARRAY_LEN(thp_knobs); i++) {
-		if (!thp_have[i])
-			continue;
-		snprintf(path, sizeof(path), THP_DIR "%s", thp_knobs[i]);
-		write_file(path, thp_saved[i]);
-	}
-}
-
-static inline void thp_restore_on_signal(int sig)
-{
-	thp_restore();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static inline void thp_save(void)
-{
-	char path[128], buf[256];
-	size_t i;
-
-	for (i = 0; i < ARRAY_LEN(thp_knobs); i++) {
-		snprintf(path, sizeof(path), THP_DIR "%s", thp_knobs[i]);
-		if (read_file(path, buf, sizeof(buf)))
-			continue;
-		bracketed(buf, thp_saved[i], sizeof(thp_saved[i]));
-		thp_have[i] = true;
-	}
-	atexit(thp_restore);
-	signal(SIGINT, thp_restore_on_signal);
-	signal(SIGTERM, thp_restore_on_signal);
-	signal(SIGSEGV, thp_restore_on_signal);
-	signal(SIGABRT, thp_restore_on_signal);
-}
-
-/* Guest sysctls the tests change, restored at exit like the THP knobs. */
-#define MAX_SYSCTL 8
-static char sysctl_path[MAX_SYSCTL][96], sysctl_old[MAX_SYSCTL][64];
-static int nr_sysctl;
-
-static inline void sysctl_restore(void)
-{
-	while (nr_sysctl > 0) {
-		nr_sysctl--;
-		write_file(sysctl_path[nr_sysctl], sysctl_old[nr_sysctl]);
-	}
-}
-
-static inline int sysctl_set(const char *path, const char *val)
-{
-	char buf[64];
-
-	if (nr_sysctl == MAX_SYSCTL || read_file(path, buf, sizeof(buf)))
-		return -1;
-	snprintf(sysctl_path[nr_sysctl], sizeof(sysctl_path[0]), "%s", path);
-	snprintf(sysctl_old[nr_sysctl], sizeof(sysctl_old[0]), "%s", buf);
-	if (!nr_sysctl++)
-		atexit(sysctl_restore);
-	return write_file(path, val);
-}
-
-static inline int thp_set(const char *knob, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), THP_DIR "%s", knob);
-	return write_file(path, val);
-}
-
-/*
- * Whether the kernel was booted as one that carries the series: the test
- * bed's run-guest puts "thpnuma.series=1" on the command line of a
- * patched or debug kernel and "thpnuma.series=0" on an unpatched one.
- * There a missing knob or counter of the series is a failure, never a
- * skip or a quiet run of legacy alone.  Without either word (a kernel
- * booted by other means), the tests take the kernel as it comes.
- */
-static inline bool series_expected(void)
-{
-	char buf[4096];
-
-	return !read_file("/proc/cmdline", buf, sizeof(buf)) &&
-	       strstr(buf, "thpnuma.series=1");
-}
-
-static inline bool have_numa_fallback(void)
-{
-	if (access(THP_DIR "numa_fallback", F_OK) == 0)
-		return true;
-	if (series_expected()) {
-		printf("Bail out! booted as a patched kernel (thpnuma.series=1), but %snuma_fallback is missing\n",
-		       THP_DIR);
-		exit(1);
-	}
-	return false;
-}
-
-/* Switch numa_fallback; a kernel without the knob runs legacy only. */
-static inline bool fallback_mode_set(const char *mode)
-{
-	return have_numa_fallback() ? !thp_set("numa_fallback", mode) : !strcmp(mode, "legacy");
-}
-
 /* ---- topology ------------------------------------------------------------ */
 
-static int nr_nodes;			/* nodes with memory, 0..nr_nodes-1 */
+int nr_nodes;				/* nodes with memory, 0..nr_nodes-1 */
 static int slit[MAX_NODES][MAX_NODES];
 
-static inline int topo_init(void)
+int topo_init(void)
 {
 	char path[96], buf[256], *p;
 	int i, j;
@@ -303,7 +130,7 @@ static inline int topo_init(void)
 }
 
 /* Distance class of @mem seen from @cpu: rank of its distinct SLIT value. */
-static inline int dist_class(int cpu_node, int mem_node)
+int dist_class(int cpu_node, int mem_node)
 {
 	int d = slit[cpu_node][mem_node], j, k, rank = 0;
 
@@ -328,7 +155,7 @@ static inline int dist_class(int cpu_node, int mem_node)
  * load, so chain4's node 1 walks 1 2 0 3.  Returns the count, 0 if the
  * message is gone from the log.
  */
-static inline int kernel_walk_order(int from, int *order)
+int kernel_walk_order(int from, int *order)
 {
 	char key[48], *buf, *p, *last = NULL;
 	int len = klogctl(10, NULL, 0), n = 0;	/* SYSLOG_ACTION_SIZE_BUFFER */
@@ -362,7 +189,7 @@ static inline int kernel_walk_order(int from, int *order)
 }
 
 /* Nodes in the order a zonelist of @from walks them. */
-static inline int walk_order(int from, int *order)
+int walk_order(int from, int *order)
 {
 	int i, j, n = kernel_walk_order(from, order);
 
@@ -384,7 +211,7 @@ static inline int walk_order(int from, int *order)
 	return n;
 }
 
-static inline int node_first_cpu(int node)
+int node_first_cpu(int node)
 {
 	char path[96], buf[256];
 
@@ -394,7 +221,7 @@ static inline int node_first_cpu(int node)
 	return atoi(buf);
 }
 
-static inline int run_on_node(int node)
+int run_on_node(int node)
 {
 	int cpu = node_first_cpu(node);
 	cpu_set_t set;
@@ -413,7 +240,7 @@ static inline int run_on_node(int node)
  * kswapd is awake (still reclaiming after the state was made, say) can miss
  * a THP, ask for the wake-up and leave no event.
  */
-static inline char kswapd_state(int nid)
+char kswapd_state(int nid)
 {
 	static char path[MAX_NODES][64];
 	char comm[32], want[32], buf[256], *p;
@@ -450,7 +277,7 @@ static inline char kswapd_state(int nid)
  * kswapd does meanwhile it would do anyway.  Returns the nodes whose
  * kswapd was still awake, as a bit mask.
  */
-static inline unsigned long kswapds_settle(int ms)
+unsigned long kswapds_settle(int ms)
 {
 	unsigned long awake;
 	int nid;
@@ -468,10 +295,9 @@ static inline unsigned long kswapds_settle(int ms)
 
 /* ---- node states (mm-tests/nodestate module) ----------------------------- */
 
-enum nstate { FREE, FRAG, FULL, LOW, SPLIT };
-static const char *const nstate_name[] = { "FREE", "FRAG", "FULL", "LOW", "SPLIT" };
+const char *const nstate_name[] = { "FREE", "FRAG", "FULL", "LOW", "SPLIT" };
 
-static inline int node_state_set(int node, enum nstate s)
+int node_state_set(int node, enum nstate s)
 {
 	static const char *const val[] = { "free", "frag", "full", "low", "split" };
 	char path[96];
@@ -486,7 +312,7 @@ static inline int node_state_set(int node, enum nstate s)
  * whole row (no proactive compaction, no watermark boost that kswapd
  * would take away again); the task runs on @cpu_node's first CPU.
  */
-static inline void scenario_env(const char *enabled, int cpu_node)
+void scenario_env(const char *enabled, int cpu_node)
 {
 	thp_save();
 	thp_set("enabled", enabled);
@@ -497,21 +323,10 @@ static inline void scenario_env(const char *enabled, int cpu_node)
 }
 
 /*
- * Free blocks of at least pageblock order on @node that a normal
- * allocation could use (HighAtomic and Isolate blocks do not count), and
- * free/low watermark pages of its largest zone, from /proc.
- */
-struct node_mem {
-	long huge_blocks;
-	long mthp_blocks;	/* free blocks of 64K (order 4) or more */
-	long free, low, min, high;
-};
-
-/*
  * Free pages and min/low/high watermarks of @node's zone with the most managed
  * pages, from /proc/zoneinfo alone (cheap enough to poll).
  */
-static inline int node_zone_read(int node, struct node_mem *m)
+static int node_zone_read(int node, struct node_mem *m)
 {
 	char line[1024], zone[32];
 	bool in_zone = false;
@@ -556,7 +371,7 @@ static inline int node_zone_read(int node, struct node_mem *m)
 	return 0;
 }
 
-static inline int node_mem_read(int node, struct node_mem *m)
+int node_mem_read(int node, struct node_mem *m)
 {
 	char line[1024], zone[32], type[32];
 	FILE *f;
@@ -587,7 +402,7 @@ static inline int node_mem_read(int node, struct node_mem *m)
 }
 
 /* Pages on the per-cpu lists of @nid's zones, all CPUs, from /proc/zoneinfo. */
-static inline long node_pcp_pages(int nid)
+long node_pcp_pages(int nid)
 {
 	char line[256];
 	bool in_node = false;
@@ -608,7 +423,7 @@ static inline long node_pcp_pages(int nid)
 }
 
 /* Does @node really look like @s?  Fills @why when it does not. */
-static inline bool node_state_check(int node, enum nstate s, char *why, size_t len)
+bool node_state_check(int node, enum nstate s, char *why, size_t len)
 {
 	struct node_mem m;
 
@@ -645,17 +460,10 @@ static inline bool node_state_check(int node, enum nstate s, char *why, size_t l
 
 /* ---- page-by-page placement ---------------------------------------------- */
 
-enum psize { SZ_4K, SZ_MTHP, SZ_THP, NR_SIZES };
-static const char *const psize_name[] = { "4k", "mTHP", "THP" };
-
-struct placement {
-	long pages;				/* 4k pages looked at */
-	long cnt[MAX_NODES][NR_SIZES];		/* by node and size */
-	long unplaced;				/* not present or no node */
-};
+const char *const psize_name[] = { "4k", "mTHP", "THP" };
 
 /* Page-by-page node and size of [addr, addr + len). */
-static inline int placement_measure(void *addr, size_t len, struct placement *pl)
+int placement_measure(void *addr, size_t len, struct placement *pl)
 {
 	long n = len / PAGE_SZ, i;
 	void **pages = calloc(n, sizeof(void *));
@@ -735,8 +543,8 @@ out:
  * up to a second.  Only waits: the kernel's state is left as it is.
  * *@waits counts the repeats.
  */
-static inline int placement_measure_settled(void *addr, size_t len,
-					    struct placement *pl, int *waits)
+int placement_measure_settled(void *addr, size_t len,
+			      struct placement *pl, int *waits)
 {
 	int ret;
 
@@ -749,8 +557,8 @@ static inline int placement_measure_settled(void *addr, size_t len,
 }
 
 /* Fold by distance class from @cpu_node: hist[class][size] in pages. */
-static inline void placement_by_class(const struct placement *pl, int cpu_node,
-			       long hist[MAX_NODES][NR_SIZES])
+void placement_by_class(const struct placement *pl, int cpu_node,
+			long hist[MAX_NODES][NR_SIZES])
 {
 	int node, s;
 
@@ -761,7 +569,7 @@ static inline void placement_by_class(const struct placement *pl, int cpu_node,
 }
 
 /* Class and size holding most of the pages. */
-static inline void placement_majority(long hist[MAX_NODES][NR_SIZES], int *cls, int *sz)
+void placement_majority(long hist[MAX_NODES][NR_SIZES], int *cls, int *sz)
 {
 	long best = -1;
 	int c, s;
@@ -776,8 +584,8 @@ static inline void placement_majority(long hist[MAX_NODES][NR_SIZES], int *cls, 
 }
 
 /* "D0 THP 0% | D0 4k 100% | D1 THP 0% ..." */
-static inline char *placement_format(long hist[MAX_NODES][NR_SIZES], long total,
-			      char *buf, size_t len)
+char *placement_format(long hist[MAX_NODES][NR_SIZES], long total,
+		       char *buf, size_t len)
 {
 	int classes = 0, c, s, off = 0, node;
 
@@ -803,7 +611,7 @@ static inline char *placement_format(long hist[MAX_NODES][NR_SIZES], long total,
 }
 
 /* An anonymous region aligned to 2M, so every 2M range can be a THP. */
-static inline void *map_aligned(size_t len)
+void *map_aligned(size_t len)
 {
 	char *p = mmap(NULL, len + HPAGE_SZ, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -819,7 +627,7 @@ static inline void *map_aligned(size_t len)
 }
 
 /* Value of @name in a "key value" or "Key: value kB" file, or -1. */
-static inline long proc_value(const char *path, const char *name)
+long proc_value(const char *path, const char *name)
 {
 	char line[256], key[128];
 	long v, ret = -1;
@@ -841,13 +649,13 @@ static inline long proc_value(const char *path, const char *name)
 	return ret;
 }
 
-static inline long vmstat(const char *name)
+long vmstat(const char *name)
 {
 	return proc_value("/proc/vmstat", name);
 }
 
 /* Several /proc/vmstat counters from one read; a missing one reads 0. */
-static inline void vmstat_many(const char *const *names, int n, long *v)
+void vmstat_many(const char *const *names, int n, long *v)
 {
 	char line[256], key[128];
 	long val;
@@ -868,7 +676,7 @@ static inline void vmstat_many(const char *const *names, int n, long *v)
 
 /* ---- timing and quantiles ------------------------------------------------ */
 
-static inline double now_ns(void)
+double now_ns(void)
 {
 	struct timespec ts;
 
@@ -876,7 +684,7 @@ static inline double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static inline int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -884,7 +692,7 @@ static inline int cmp_double(const void *a, const void *b)
 }
 
 /* The @p quantile of @v[0..n) (nearest rank); sorts @v. */
-static inline double pct(double *v, int n, double p)
+double pct(double *v, int n, double p)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return v[(int)((n - 1) * p + 0.5)];
@@ -894,7 +702,7 @@ static inline double pct(double *v, int n, double p)
  * The modes a test runs: "-m a,b,c" if given, else every mode the kernel
  * offers (only legacy without the numa_fallback knob).  Returns how many.
  */
-static inline int parse_modes(const char *arg, char **v, int max)
+int parse_modes(const char *arg, char **v, int max)
 {
 	char *list = strdup(arg ? arg : have_numa_fallback() ?
 			    "node-first,guest,legacy" : "legacy");
@@ -916,7 +724,7 @@ static inline int parse_modes(const char *arg, char **v, int max)
  * makes on the node it starts from (its min-watermark try), and nothing
  * to the fast path of any size.
  */
-static inline bool state_gives(enum nstate s, int pos, enum psize sz)
+static bool state_gives(enum nstate s, int pos, enum psize sz)
 {
 	switch (s) {
 	case FREE:
@@ -950,9 +758,9 @@ static inline bool state_gives(enum nstate s, int pos, enum psize sz)
  * watermark, so LOW's local THP goes to the walk only when no node is
  * FREE.
  */
-static inline void expect(const char *mode, bool madvise, unsigned int sizes,
-			  const enum nstate *st, const int *walk, int n,
-			  int *pos, int *sz)
+void expect(const char *mode, bool madvise, unsigned int sizes,
+	    const enum nstate *st, const int *walk, int n,
+	    int *pos, int *sz)
 {
 	static const enum psize down[] = { SZ_THP, SZ_MTHP, SZ_4K };
 	int cls[MAX_NODES], ncls = 0, i, c, k;
@@ -1016,5 +824,3 @@ static inline void expect(const char *mode, bool madvise, unsigned int sizes,
 #undef GOT
 #undef WALK_GIVES
 }
-
-#endif /* THP_NUMA_PLACEMENT_H */
