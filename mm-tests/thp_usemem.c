@@ -369,9 +369,17 @@ int main(int argc, char **argv)
 					   len >> 20, strerror(f.failed));
 				continue;
 			}
+			/*
+			 * The case under test is node 0's kswapd running during
+			 * the fill: the neighbour wakes it, unless kswapd was
+			 * already refilling the node faster than 128 MiB of
+			 * the neighbour's faults could empty it ("not fired",
+			 * 7.3 guest: 10 kswapd passes in that fill).  A fill
+			 * in which kswapd never ran fails.
+			 */
 			if (bound)
-				tap_result(!strcmp(f.neighbour, "fired"),
-					   "usemem %s fill %d, one kswapd wake on node 0 (neighbour %s): %ld swap-outs, %ld kswapd passes, %ld compaction stalls, THP %ld%%, %ld%% on node 0",
+				tap_result(!strcmp(f.neighbour, "fired") || f.diag[D_PAGEOUTRUN] > 0,
+					   "usemem %s fill %d, node 0's kswapd woken (neighbour %s): %ld swap-outs, %ld kswapd passes, %ld compaction stalls, THP %ld%%, %ld%% on node 0",
 					   mode_v[m], r + 1, f.neighbour, f.out, f.diag[D_PAGEOUTRUN],
 					   f.diag[D_STALL], f.thp_pct, f.node0_pct);
 			else if (judged)
