@@ -33,7 +33,7 @@ bench:
 results:
 	@tools/results.sh
 
-## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug, TREE=6.12|7.3)
+## kernel        build one kernel flavour (FLAVOUR=patched|baseline|debug|nodrain, TREE=6.12|7.3)
 kernel:
 	@tools/kernel.sh $(FLAVOUR)
 

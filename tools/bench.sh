@@ -11,7 +11,9 @@
 #   3. fault cost A/B: node-first and guest against legacy, same boot
 #   4. aged memory (thp_challenge, thpchallenge-style): THP share by
 #      distance and size over time, fault latency, khugepaged recovery,
-#      on the topology and on 1node, each mode and the baseline kernel
+#      on the topology and on 1node, each mode and the baseline kernel;
+#      on the topology also each of node-first and legacy in a boot of its
+#      own, and the series without its per-cpu drain (the nodrain kernel)
 #   5. the usemem storm (thp_usemem -b): one kswapd wake on node 0 in
 #      every fill; swap-outs, kswapd passes and the rest per fill, each
 #      mode of the patched kernel against the unpatched kernel, on 6.12
@@ -151,14 +153,19 @@ bench_run faultcost
 cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
 cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
 
-say "step 7/8: aged memory (thp_challenge) on $topo and 1node, patched and baseline kernels (about $([ "$quick" = 1 ] && echo 1 || echo 8) min)"
-for name in aged-patched aged-baseline aged-patched-1node aged-baseline-1node; do
+ageds=$(run_names "$plan" fg | grep '^aged-' | tr '\n' ' ')
+say "step 7/8: aged memory (thp_challenge) on $topo and 1node: $(commas "$ageds") (about $([ "$quick" = 1 ] && echo 1 || echo 14) min)"
+rm -f "$out"/challenge-*.log
+for name in $ageds; do
 	topo_saved=$runs_topo
 	case $name in *-1node) runs_topo= ;; esac
 	bench_run "$name"
 	runs_topo=$topo_saved
-	# the row's topology and kernel, as run_row read them
-	cp "$run/output.log" "$out/challenge-$r_topo-$r_flavour.log" 2>/dev/null || true
+	# challenge-<topology>-<kernel>.log, the topology as run_row read it;
+	# the kernel is the flavour, or "alone" for the boots of one mode each
+	# (their logs go together: each holds one mode)
+	case $name in aged-alone-*) k=alone ;; *) k=$r_flavour ;; esac
+	cat "$run/output.log" >>"$out/challenge-$r_topo-$k.log" 2>/dev/null || true
 done
 
 storms=$(run_names "$plan" fg | grep '^storm-' | tr '\n' ' ')

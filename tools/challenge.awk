@@ -24,6 +24,16 @@
 BEGIN { FS = "\t" }
 
 # "D0 THP 75% | D0 4k 1% | D1 THP 20% ..." -> sh[] by class and size
+# the kernel column: the flavour, "alone" for the patched kernel booted
+# once per mode (make bench's aged-alone-* rows)
+function klabel(k) {
+	return k == "baseline" ? "stock 6.12" : k == "alone" ? "patched, one mode per boot" : \
+	       k == "nodrain" ? "patched without the drain" : k
+}
+# a plot's series: the mode on the patched kernel, else the kernel too
+function series_name(k, mode) {
+	return k == "baseline" ? "stock 6.12" : k == "patched" ? mode : mode " (" klabel(k) ")"
+}
 function shares(h, sh,    n, part, i, f) {
 	split("", sh)
 	n = split(h, part, / [|] /)
@@ -107,7 +117,7 @@ $3 == "challenge-khugepaged" {
 	next
 }
 $3 == "challenge-sample" && what == "timeline" && $1 == topo && $4 == variant {
-	s = $2 == "baseline" ? "stock 6.12" : $5
+	s = series_name($2, $5)
 	if (!(s in sseen)) { sseen[s] = 1; series[++nser] = s }
 	local_remote($9, lr)
 	b = int($8 + 0.5)
@@ -118,7 +128,7 @@ $3 == "challenge-sample" && what == "timeline" && $1 == topo && $4 == variant {
 	next
 }
 $3 == "challenge-cdf" && what == "cdf" && $1 == topo && $4 == variant {
-	s = $2 == "baseline" ? "stock 6.12" : $5
+	s = series_name($2, $5)
 	if (!(s in sseen)) { sseen[s] = 1; series[++nser] = s }
 	n = split($7, q, " ")
 	for (i = 1; i <= n; i++)
@@ -264,7 +274,7 @@ END {
 				if (f[1] SUBSEP f[3] != tvs[t] || (pass == 1) != (f[2] == "patched"))
 					continue
 				g = groups[i]
-				printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |", f[2] == "baseline" ? "stock 6.12" : f[2], f[4], runs[g],
+				printf("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |", klabel(f[2]), f[4], runs[g],
 				       mmr(g, "local THP"), mmr(g, "local 4k"), mmr(g, "remote THP"), mmr(g, "remote 4k"),
 				       mmr(g, "p50"), mmr(g, "p90"), mmr(g, "p99"), mmr(g, "max"))
 				if (tvf[2] == "normal")

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Build one kernel flavour from a Debian linux-source package in the cache.
 #
-#   tools/kernel.sh FLAVOUR        FLAVOUR: patched | baseline | debug, or
-#                                  TREE-FLAVOUR (7.3-patched) for another tree
+#   tools/kernel.sh FLAVOUR        FLAVOUR: patched | baseline | debug |
+#                                  nodrain, or TREE-FLAVOUR (7.3-patched)
+#                                  for another tree
 #   tools/kernel.sh --tree FLAVOUR print the source tree of FLAVOUR
 #   tools/kernel.sh --current FLAVOUR  exit 0 if FLAVOUR's build is up to
 #                                  date (nothing is unpacked or built)
@@ -16,6 +17,9 @@
 # Layout under $CACHE/src/<package version>/:
 #   base/               the unpacked package, a git repo, tag "base"
 #   patched/            git worktree: base + kernel-patches/series (git am)
+#   nodrain/            git worktree: the same, then the per-cpu drain
+#                       (patch 3's mm/page_alloc.c part) reverted, for
+#                       make bench's attribution of the aged-memory rows
 #   <tree>/.build-<f>/  out-of-tree build dir (a direct subdirectory, so the
 #                       kernel uses relative paths and ccache can share)
 # A build whose key (package version, series, config fragments) matches the
@@ -51,7 +55,8 @@ patched) frags="base.config patched.config" ;;
 debug) frags="base.config patched.config debug.config" ;;
 nonuma) frags="base.config patched.config nonuma.config" ;;
 nothp) frags="base.config patched.config nothp.config" ;;
-*) die "unknown flavour '$flavour' (patched, baseline, debug, nonuma, nothp)" ;;
+nodrain) frags="base.config patched.config" ;;
+*) die "unknown flavour '$flavour' (patched, baseline, debug, nodrain, nonuma, nothp)" ;;
 esac
 
 if [ "$KTREE" = 6.12 ]; then
@@ -74,7 +79,12 @@ fi
 SRC=$CACHE/src/$ver
 BASE=$SRC/base
 PATCHED=$SRC/patched
-[ "$flavour" = baseline ] && tree=$BASE || tree=$PATCHED
+NODRAIN=$SRC/nodrain
+case $flavour in
+baseline) tree=$BASE ;;
+nodrain) tree=$NODRAIN ;;
+*) tree=$PATCHED ;;
+esac
 BUILD=$tree/.build-$flavour
 
 case $mode in
@@ -95,7 +105,7 @@ build_key() { # the key of the build that matches the series and fragments now
 	if [ "$tree" = "$BASE" ]; then
 		echo "$ver base $(hash_files "$@")"
 	else
-		echo "$ver $(series_files | xargs cat | sha256sum | cut -c1-12) $(hash_files "$@")"
+		echo "$ver $(series_files | xargs cat | sha256sum | cut -c1-12)$([ "$tree" = "$NODRAIN" ] && echo " nodrain") $(hash_files "$@")"
 	fi
 }
 if [ "$mode" = current ]; then
@@ -131,35 +141,59 @@ unpack_base() {
 	touch "$BASE/.thpnuma-unpacked"
 }
 
-apply_series() {
-	key=$(series_files | xargs cat | sha256sum | cut -c1-12)
-	if [ -f "$PATCHED/.thpnuma-series" ] && [ "$(cat "$PATCHED/.thpnuma-series")" = "$key" ]; then
+apply_series() { # apply_series DIR [nodrain]: the series in worktree DIR
+	dir=$1
+	key=$(series_files | xargs cat | sha256sum | cut -c1-12)${2:+ $2}
+	if [ -f "$dir/.thpnuma-series" ] && [ "$(cat "$dir/.thpnuma-series")" = "$key" ]; then
 		return 0
 	fi
-	if [ ! -e "$PATCHED/.git" ]; then
+	if [ ! -e "$dir/.git" ]; then
 		git -C "$BASE" worktree prune
-		git -C "$BASE" worktree add -q --detach "$PATCHED" base
+		git -C "$BASE" worktree add -q --detach "$dir" base
 	fi
-	say "applying ${PATCHDIR#"$TOPDIR"/}/series to $ver"
-	(cd "$PATCHED" && git am --abort >/dev/null 2>&1 || true)
-	git -C "$PATCHED" checkout -q --detach base
+	say "applying ${PATCHDIR#"$TOPDIR"/}/series to $ver${2:+ ($2)}"
+	(cd "$dir" && git am --abort >/dev/null 2>&1 || true)
+	(cd "$dir" && git revert --abort >/dev/null 2>&1 || true)
+	git -C "$dir" checkout -q --detach base
 	# Debian's .gitignore ignores the whole top level, so a file an older
 	# series added survives the checkout untracked and could hide a patch
 	# that forgot it.  Remove such leftovers (never the build dirs).
-	(cd "$PATCHED" && git ls-files -z --others --ignored --exclude-standard --directory |
+	(cd "$dir" && git ls-files -z --others --ignored --exclude-standard --directory |
 		grep -zv '^\.build-\|^\.thpnuma-' | xargs -0 -r rm -rf)
 	n=0
 	for p in $(series_files); do
 		n=$((n + 1))
-		if ! git -C "$PATCHED" -c user.name=thp-numa -c user.email=thp-numa@localhost \
+		if ! git -C "$dir" -c user.name=thp-numa -c user.email=thp-numa@localhost \
 			am -q --keep-cr "$p" >>"$LOG" 2>&1; then
-			git -C "$PATCHED" am --abort >/dev/null 2>&1 || true
-			rm -f "$PATCHED/.thpnuma-series"
+			git -C "$dir" am --abort >/dev/null 2>&1 || true
+			rm -f "$dir/.thpnuma-series"
 			die "patch $n ($(basename "$p")) does not apply to linux-source-$KTREE $ver; rebase it (log: $LOG)"
 		fi
 	done
-	echo "$key" >"$PATCHED/.thpnuma-series"
-	say "applied $n patches"
+	[ "${2:-}" = nodrain ] && drop_drain "$dir"
+	echo "$key" >"$dir/.thpnuma-series"
+	say "applied $n patches${2:+ ($2)}"
+}
+
+# The series without its per-cpu drain: the drain patch's mm/page_alloc.c
+# part reverted on top of the whole series, so the walk is v7's in every
+# other respect.  The drain's stamp in struct pglist_data stays, so the
+# KUnit suite builds (its drain case fails there, as it should; make
+# bench boots with KUnit off).
+DRAIN_SUBJECT='mm/page_alloc: drain per-cpu lists before a multi-order walk gives up'
+drop_drain() { # drop_drain DIR
+	c=$(git -C "$1" log --format='%H %s' base..HEAD | awk -v s="$DRAIN_SUBJECT" 'substr($0, 42) == s { print $1 }')
+	[ "$(echo "$c" | grep -c .)" = 1 ] ||
+		die "nodrain: no one patch named '$DRAIN_SUBJECT' in ${PATCHDIR#"$TOPDIR"/}/series"
+	if ! git -C "$1" revert --no-commit "$c" >>"$LOG" 2>&1; then
+		git -C "$1" revert --abort >/dev/null 2>&1 || true
+		die "nodrain: the drain patch does not revert cleanly on top of the series (log: $LOG)"
+	fi
+	git -C "$1" checkout -q HEAD -- include/linux/mmzone.h
+	git -C "$1" -c user.name=thp-numa -c user.email=thp-numa@localhost \
+		commit -q -m "Revert the walk's per-cpu drain (make bench's nodrain kernel)"
+	[ -n "$(git -C "$1" diff HEAD~1 --stat -- mm/page_alloc.c)" ] ||
+		die "nodrain: reverting the drain patch left mm/page_alloc.c as it was"
 }
 
 configure() {
@@ -214,7 +248,10 @@ build() {
 [ -f "$LOG" ] && mv -f "$LOG" "$LOG.prev"
 : >"$LOG"
 unpack_base
-[ "$tree" = "$PATCHED" ] && apply_series
+case $tree in
+"$PATCHED") apply_series "$PATCHED" ;;
+"$NODRAIN") apply_series "$NODRAIN" nodrain ;;
+esac
 set --
 for f in $frags; do set -- "$@" "$CFGDIR/$f"; done
 key=$(build_key)

@@ -344,7 +344,12 @@ challenge_section() {
 	echo "unpatched kernel, booted separately (same settings, its own runs). Counters are"
 	echo "vmstat deltas over the mode's own fault steps (the background load's own reclaim"
 	echo "and compaction in those windows included); 'collapsed' is thp_collapse_alloc over"
-	echo "both khugepaged phases, all the run's regions together."
+	echo "both khugepaged phases, all the run's regions together. 'patched, one mode per"
+	echo "boot' is the patched kernel booted once per mode, all three regions in that mode,"
+	echo "so no mode meets another's leftovers; 'patched without the drain' is the series"
+	echo "with the walk's per-cpu drain reverted (tools/kernel.sh nodrain), modes taking"
+	echo "turns. Beside 'patched' they split the gain over stock into the drain's part, the"
+	echo "order's part and the modes' effect on each other."
 	echo
 	echo "**Fault latencies are TCG times** (software emulation, 4 vCPUs on 2 host cores):"
 	echo "compare them as ratios between modes of one run, never as absolute numbers."
