@@ -520,7 +520,8 @@ static void test_zone_reclaim(const char *mode)
 	bool ok;
 
 	if (!strcmp(mode, "legacy")) {
-		tap_skipped("6.12 ties THP placement to the defrag setting", "%s: zone_reclaim_mode=1", mode);
+		tap_skipped("legacy is stock, whose THP placement follows MADV_HUGEPAGE and defrag",
+			    "%s: zone_reclaim_mode=1", mode);
 		return;
 	}
 	sysctl_set("/proc/sys/vm/zone_reclaim_mode", "1");

@@ -200,7 +200,7 @@ is "kunit: one TAP line per case, only of the suite" "$(echo "$out" | grep -c '^
 echo "$out" | grep -qx 'not ok - kunit mm_multi_order: mo_non_compound'
 tap $? "kunit: a failed case"
 echo "$out" | grep -qx 'ok - kunit mm_multi_order: mo_thisnode_and_nodemask # SKIP needs two nodes'
-tap $? "kunit: a skipped case keeps its # SKIP"
+tap $? "kunit: a skipped case keeps its SKIP directive"
 echo "$out" | grep -q '^# mo_non_compound: EXPECTATION FAILED'
 tap $? "kunit: the suite's diagnostics"
 is "kunit: exit status with a failed case" "$rc" 1
