@@ -70,22 +70,32 @@ static struct dentry *ns_dir;
  */
 static void (*ns_drain_all_pages)(struct zone *zone);
 
-static void ns_find_drain(void)
+static int ns_find_drain(void)
 {
 	struct kprobe kp = { .symbol_name = "drain_all_pages" };
+	int ret = register_kprobe(&kp);
 
-	if (register_kprobe(&kp) == 0) {
+	if (ret == 0) {
 		ns_drain_all_pages = (void *)kp.addr;
 		unregister_kprobe(&kp);
 	}
-	if (!ns_drain_all_pages)
-		pr_warn("nodestate: drain_all_pages not found; per-cpu pages may undo states\n");
+	/*
+	 * Without the drain a state is not what it says (a guest kernel
+	 * built without CONFIG_KPROBES placed the deep FULL,FULL,FULL,FRAG
+	 * row's THP on nodes meant FULL, and left SPLIT nodes with free
+	 * 2M blocks): refuse to load rather than set such states.
+	 */
+	if (!ns_drain_all_pages) {
+		pr_err("nodestate: drain_all_pages not found through a kprobe (%d): needs CONFIG_KPROBES\n",
+		       ret);
+		return ret ? ret : -ENOENT;
+	}
+	return 0;
 }
 
 static void ns_drain(void)
 {
-	if (ns_drain_all_pages)
-		ns_drain_all_pages(NULL);
+	ns_drain_all_pages(NULL);
 }
 
 static void ns_release(struct ns_node *n)
@@ -451,9 +461,11 @@ static void ns_cleanup(void)
 static int __init ns_init(void)
 {
 	char name[16];
-	int nid;
+	int nid, ret;
 
-	ns_find_drain();
+	ret = ns_find_drain();
+	if (ret)
+		return ret;
 	ns_dir = debugfs_create_dir("nodestate", NULL);
 	for_each_node_state(nid, N_MEMORY) {
 		struct ns_node *n = kzalloc(sizeof(*n), GFP_KERNEL);
