@@ -262,6 +262,11 @@ if [ -f "$BUILD/.thpnuma-key" ] && [ "$(cat "$BUILD/.thpnuma-key")" = "$key" ] &
 	exit 0
 fi
 if [ ! -f "$BUILD/.thpnuma-config" ] || [ "$(cat "$BUILD/.thpnuma-config")" != "$(hash_files "$@")" ]; then
+	# The stamp goes first: a configure that stops half way (an option
+	# that did not stick) leaves a .config that the next run must not
+	# take for the fragments' (it once built a 7.3 kernel without
+	# its test options under a stamp that still matched).
+	rm -f "$BUILD/.thpnuma-config" "$BUILD/.thpnuma-key"
 	configure
 	hash_files "$@" >"$BUILD/.thpnuma-config"
 fi
