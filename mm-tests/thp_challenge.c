@@ -84,7 +84,6 @@
 #define MAX_REGIONS	6
 #define MAX_THREADS	8
 #define MNT		"/tmp/thp-challenge"
-#define KH		THP_DIR "khugepaged/"
 
 static const char *const counters[] = {
 	"compact_stall", "compact_success", "pgscan_direct", "pgsteal_anon",
@@ -325,41 +324,18 @@ static void node1_child(unsigned int unused)
 		pause();
 }
 
-/* ---- khugepaged settings ---------------------------------------------------- */
-
-static const char *const kh_knobs[] = {
-	"pages_to_scan", "scan_sleep_millisecs", "alloc_sleep_millisecs", "defrag", "max_ptes_none",
-};
-static char kh_default[ARRAY_LEN(kh_knobs)][32];
-
-static void kh_restore(void)
-{
-	char path[160];
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_LEN(kh_knobs); i++) {
-		snprintf(path, sizeof(path), KH "%s", kh_knobs[i]);
-		if (kh_default[i][0])
-			write_file(path, kh_default[i]);
-	}
-}
-
-static void kh_save(void)
-{
-	char path[160];
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_LEN(kh_knobs); i++) {
-		snprintf(path, sizeof(path), KH "%s", kh_knobs[i]);
-		read_file(path, kh_default[i], sizeof(kh_default[i]));
-	}
-	atexit(kh_restore);
-}
+/* ---- khugepaged settings (thp_save() saved them) ---------------------------- */
 
 static void kh_fast(void)
 {
-	write_file(KH "pages_to_scan", "4096");
-	write_file(KH "scan_sleep_millisecs", "100");
+	thp_set("khugepaged/pages_to_scan", "4096");
+	thp_set("khugepaged/scan_sleep_millisecs", "100");
+}
+
+static void kh_default(void)
+{
+	thp_restore_knob("khugepaged/pages_to_scan");
+	thp_restore_knob("khugepaged/scan_sleep_millisecs");
 }
 
 /* ---- one region and the threads that fault it -------------------------------- */
@@ -752,7 +728,7 @@ static void run_normal(int rep)
 	kh_fast();
 	s_phase = "post-fast";
 	sleep_s(post_fast_s);
-	kh_restore();
+	kh_default();
 	coll = vmstat("thp_collapse_alloc");
 	sampler_end();
 	for (k = 0; post_fast_s > 0 && k < nreg; k++) {
@@ -835,10 +811,6 @@ static void print_settings(void)
 		bracketed(buf, v, sizeof(v));
 		print_param(thp_knobs[i], "%s", v);
 	}
-	for (i = 0; i < ARRAY_LEN(kh_knobs); i++) {
-		snprintf(path, sizeof(path), "khugepaged/%s", kh_knobs[i]);
-		print_param(path, "%s", kh_default[i]);
-	}
 	print_param("khugepaged fast", "pages_to_scan=4096 scan_sleep_millisecs=100 (the rest as above)");
 	print_param("node0 MiB", "%ld", node0_kb / 1024);
 	print_param("nodes", "%d", nr_nodes);
@@ -915,7 +887,6 @@ int main(int argc, char **argv)
 	planned = ((nregions > nmodes ? nregions : nmodes) + (vm_pct ? nmodes : 0)) * reps + 2;
 	tap_plan(planned);
 	thp_save();
-	kh_save();
 	thp_set("enabled", "madvise");
 	thp_set("defrag", "madvise");
 	run_on_node(0);

@@ -72,9 +72,23 @@ void bracketed(const char *in, char *out, size_t len)
 const char *const thp_knobs[] = {
 	"enabled", "defrag", "numa_fallback",
 	"hugepages-64kB/enabled", "hugepages-2048kB/enabled",
+	"khugepaged/pages_to_scan", "khugepaged/scan_sleep_millisecs",
+	"khugepaged/alloc_sleep_millisecs", "khugepaged/defrag",
+	"khugepaged/max_ptes_none",
 };
 static char thp_saved[ARRAY_LEN(thp_knobs)][64];
 static bool thp_have[ARRAY_LEN(thp_knobs)];
+
+/* Put one knob back to the value thp_save() found; -1 if it had none. */
+int thp_restore_knob(const char *knob)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(thp_knobs); i++)
+		if (!strcmp(thp_knobs[i], knob))
+			return thp_have[i] ? thp_set(knob, thp_saved[i]) : -1;
+	return -1;
+}
 
 static void thp_restore(void)
 {

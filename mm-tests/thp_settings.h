@@ -13,7 +13,7 @@
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
 
 /* The knobs under THP_DIR that thp_save() saves and restores. */
-extern const char *const thp_knobs[5];
+extern const char *const thp_knobs[10];
 
 int read_file(const char *path, char *buf, size_t len);
 long read_long(const char *path);
@@ -22,6 +22,7 @@ void bracketed(const char *in, char *out, size_t len);
 
 void thp_save(void);
 int thp_set(const char *knob, const char *val);
+int thp_restore_knob(const char *knob);
 int sysctl_set(const char *path, const char *val);
 void sysctl_restore(void);
 
