@@ -47,18 +47,7 @@ rm -f "$R/projection.csv.tmp"
 # One table per scenario set (rows, CPU node, madvise), in run order; a
 # cell is "D0 THP" when all of the region is there, else the shares.
 placement_tables() {
-	awk -F, '
-	function short(h,    n, part, i, f, out) {
-		n = split(h, part, / [|] /)
-		out = ""
-		for (i = 1; i <= n; i++) {
-			split(part[i], f, " ")
-			if (f[3] == "0%")
-				continue
-			out = out (out == "" ? "" : " + ") (f[3] == "100%" ? f[1] " " f[2] : part[i])
-		}
-		return out == "" ? "nothing placed" : out
-	}
+	awk -F, "$(cat "$TOPDIR/tools/placement.awk")"'
 	NR == 1 { next }
 	{
 		set = $2 SUBSEP $4 SUBSEP $5
@@ -80,7 +69,7 @@ placement_tables() {
 				line = "| " states " |"
 				for (c = 1; c <= 4; c++) {
 					k = cols[c] SUBSEP sets[i] SUBSEP s
-					line = line " " ((k in cell) ? short(cell[k]) : "not run") " |"
+					line = line " " ((k in cell) ? placement_short(cell[k], "mTHP") : "not run") " |"
 				}
 				pl = cell["patched:legacy", sets[i], s]
 				bk = "baseline:legacy" SUBSEP sets[i] SUBSEP s

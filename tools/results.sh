@@ -113,20 +113,7 @@ records placement $EPYC4_RUNS >"$tmp/placement.tsv" || exit 1
 placement_table() {
 	label=$1
 	shift
-	awk -F'\t' -v label="$label" -v sets="$*" -v cols="$COLS" '
-	function short(h, rows,    n, part, i, f, size, out) {
-		n = split(h, part, / [|] /)
-		out = ""
-		for (i = 1; i <= n; i++) {
-			split(part[i], f, " ")
-			if (f[3] == "0%")
-				continue
-			# the mTHP rows enable one mTHP size, 64K
-			size = rows ~ /^mthp/ && f[2] == "mTHP" ? "64K" : f[2]
-			out = out (out == "" ? "" : " + ") f[1] " " size (f[3] == "100%" ? "" : " " f[3])
-		}
-		return out == "" ? "nothing placed" : out
-	}
+	awk -F'\t' -v label="$label" -v sets="$*" -v cols="$COLS" "$(cat "$TOPDIR/tools/placement.awk")"'
 	function setname(s,    p) {
 		split(s, p, "/")
 		if (p[1] == "epyc4" && p[2] == 0)
@@ -147,7 +134,8 @@ placement_table() {
 			seen[set, $7] = 1
 			st[set, ++nst[set]] = $7
 		}
-		cell[$1, set, $7] = short($8, $3)
+		# the mTHP rows enable one mTHP size, 64K
+		cell[$1, set, $7] = placement_short($8, $3 ~ /^mthp/ ? "64K" : "mTHP")
 	}
 	END {
 		nc = split(cols, col, "|")
