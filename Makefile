@@ -21,7 +21,7 @@ T ?= thp_scenarios
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
-## check         the whole test suite; ends in "N passed, N failed, N skipped" (FRESH=1: no reused runs; FULL=1|0: the optional kernels)
+## check         the whole test suite; ends in "N passed, N failed, N skipped" (FRESH=1: no reused runs)
 check:
 	@tools/check.sh
 

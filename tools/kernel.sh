@@ -58,6 +58,8 @@ nothp) frags="base.config patched.config nothp.config" ;;
 nodrain) frags="base.config patched.config" ;;
 *) die "unknown flavour '$flavour' (patched, baseline, debug, nodrain, nonuma, nothp)" ;;
 esac
+# A tree's own fragment (configs/<tree>.config) goes right after base.config.
+[ -f "$CFGDIR/$KTREE.config" ] && frags=$(echo "$frags" | sed "s/^base.config/base.config $KTREE.config/")
 
 if [ "$KTREE" = 6.12 ]; then
 	ver=$(pkg_version || true)
@@ -200,11 +202,12 @@ configure() {
 	mkdir -p "$BUILD"
 	set --
 	for f in $frags; do set -- "$@" "$CFGDIR/$f"; done
-	say "configuring $flavour: x86_64_defconfig + kvm_guest.config + $frags"
-	make -s -C "$tree" O="$BUILD" x86_64_defconfig >>"$LOG" 2>&1
-	make -s -C "$tree" O="$BUILD" kvm_guest.config >>"$LOG" 2>&1
-	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$BUILD" "$BUILD/.config" "$@") >>"$LOG" 2>&1
-	make -s -C "$tree" O="$BUILD" olddefconfig >>"$LOG" 2>&1
+	# allnoconfig with the fragments as KCONFIG_ALLCONFIG (merge_config.sh
+	# -n): an option the fragments do not name is off, even one that
+	# only becomes visible through an option they turn on (INET under
+	# NET, say), where olddefconfig would give it its default.
+	say "configuring $flavour: allnoconfig + $frags"
+	(cd "$tree" && scripts/kconfig/merge_config.sh -n -O "$BUILD" "$@") >>"$LOG" 2>&1
 	# Every option the fragments ask for (the last fragment wins) must have stuck.
 	bad=
 	for line in $(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
@@ -216,7 +219,7 @@ configure() {
 		[ -z "$got" ] && got=n
 		[ "$got" = "$want" ] || bad="$bad $opt(want $want, got $got)"
 	done
-	[ -z "$bad" ] || die "config options that did not stick after olddefconfig:$bad"
+	[ -z "$bad" ] || die "config options that did not stick after allnoconfig:$bad"
 }
 
 build() {

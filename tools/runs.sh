@@ -12,8 +12,6 @@
 #   run_names PLAN START [TOPOS]   the plan's runs that start so (fg, bg,
 #                                  alone), in plan order, on one of TOPOS
 #   run_flavours PLAN [TOPOS]      the kernel flavours those runs boot
-#   run_left_out KERNELS           the optional ones make check leaves out
-#   run_left_out_why LEFT-OUT      after run_row: why the run is left out
 #   run_start PLAN NAME            boot in the background, or reuse
 #   run_wait PLAN NAME             wait for a started run
 #   run_report PLAN NAME           its checks, fresh or reused, as results
@@ -29,11 +27,11 @@ runs_t0=$(date +%s)
 run_dir() { echo "$CACHE/runs/$1-$2"; }
 
 # run_row PLAN NAME: the row's fields in r_flavour, r_topo, r_mode, r_swap,
-# r_scratch, r_reuse, r_start, r_timeout, r_needs, r_cmds; 1 if the plan has
+# r_scratch, r_reuse, r_start, r_timeout, r_cmds; 1 if the plan has
 # no such run
 run_row() {
 	r_cmds=
-	while read -r r_plan r_name r_flavour r_topo r_mode r_swap r_scratch r_reuse r_start r_timeout r_needs r_cmds; do
+	while read -r r_plan r_name r_flavour r_topo r_mode r_swap r_scratch r_reuse r_start r_timeout r_cmds; do
 		[ "$r_plan" = "$1" ] && [ "$r_name" = "$2" ] && break
 		r_cmds=
 	done <"$RUNS_CONF"
@@ -51,43 +49,6 @@ run_flavours() { # run_flavours PLAN [TOPOS]: the kernels its runs boot, first u
 	awk -v p="$1" -v topos=" ${2:-} " -v over="$runs_topo" '
 		$1 == p && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) && !seen[$3]++ { print $3 }' \
 		"$RUNS_CONF"
-}
-
-# run_left_out KERNELS: the optional kernels (unpatched 6.12, the debug
-# kernels of both trees) among KERNELS that make check leaves out: FULL=1
-# none, FULL=0 all, FULL=auto (the default) those without a built image on
-# this machine.
-RUNS_OPTIONAL="baseline debug 7.3-debug"
-run_left_out() {
-	for k in $RUNS_OPTIONAL; do
-		case " $1 " in *" $k "*) ;; *) continue ;; esac
-		case ${FULL:-auto} in
-		1) continue ;;
-		0) ;;
-		auto) [ -f "$("$TOPDIR/tools/kernel.sh" --builddir "$k")/arch/x86/boot/bzImage" ] && continue ;;
-		*) echo "FULL=$FULL: auto, 1 or 0" >&2; return 1 ;;
-		esac
-		echo "$k"
-	done
-}
-
-# run_left_out_why "LEFT-OUT KERNELS": after run_row, why make check
-# leaves this run out (its kernel is left out, or the optional kernel its
-# needs column names); status 1 and nothing when it runs.
-run_left_out_why() {
-	case " $1 " in
-	*" $r_flavour "*) k=$r_flavour w="the %s kernel is" ;;
-	*" ${r_needs:--} "*) k=$r_needs w="it goes with the %s kernel, which is" ;;
-	*) return 1 ;;
-	esac
-	# the kernel's name, and the make command that builds it
-	case $k in
-	baseline) kn="unpatched 6.12" km=baseline ;;
-	7.3-debug) kn="7.3 debug" km="debug TREE=7.3" ;;
-	*) kn=$k km=$k ;;
-	esac
-	# shellcheck disable=SC2059
-	printf "$w not built on this machine (a cold make check leaves it out for time); make %s, or make check FULL=1, builds it, and make check runs it from then on\n" "$kn" "$km"
 }
 
 # The run's one guest command: run-tests.sh and each of the row's

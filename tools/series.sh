@@ -131,14 +131,16 @@ build_each() {
 	# Its own worktree: "series.sh check" (make check) resets the other one.
 	WT=$(dirname "$BASE")/series-build
 	worktree
+	# The guest kernels' configuration (tools/kernel.sh): allnoconfig with
+	# base.config, the tree's own fragment and FRAGMENTs.
 	config() { # config BUILDDIR FRAGMENT...
 		b=$1
 		shift
 		mkdir -p "$b"
-		make -s -C "$WT" O="$b" x86_64_defconfig >>"$LOG" 2>&1
-		make -s -C "$WT" O="$b" kvm_guest.config >>"$LOG" 2>&1
-		(cd "$WT" && scripts/kconfig/merge_config.sh -m -O "$b" "$b/.config" "$@") >>"$LOG" 2>&1
-		make -s -C "$WT" O="$b" olddefconfig >>"$LOG" 2>&1
+		tf=
+		[ -f "$CFGDIR/$KTREE.config" ] && tf=$CFGDIR/$KTREE.config
+		# shellcheck disable=SC2086
+		(cd "$WT" && scripts/kconfig/merge_config.sh -n -O "$b" "$CFGDIR/base.config" $tf "$@") >>"$LOG" 2>&1
 	}
 	make_step() { # make_step BUILDDIR WHAT: build $TARGETS there, one TAP line
 		t=$(date +%s)
@@ -153,7 +155,7 @@ build_each() {
 	rc=0 i=0
 	each=0
 	case " $STEPS " in *" patches "*) each=1
-		config "$B" "$CFGDIR/base.config" "$CFGDIR/patched.config" ;;
+		config "$B" "$CFGDIR/patched.config" ;;
 	esac
 	# Apply the series one patch at a time, building after each if asked.
 	for p in $patches; do
@@ -171,11 +173,10 @@ build_each() {
 	case " $STEPS " in *" configs "*) ;; *) return $rc ;; esac
 	for f in nonuma nothp; do
 		Bf=$WT/.build-each-$f
-		config "$Bf" "$CFGDIR/base.config" "$CFGDIR/patched.config" \
-			"$CFGDIR/$f.config"
+		config "$Bf" "$CFGDIR/patched.config" "$CFGDIR/$f.config"
 		want=$(sed -n 's/^# \(CONFIG_[A-Z_]*\) is not set$/\1/p' "$CFGDIR/$f.config")
 		if grep -q "^$want=y" "$Bf/.config"; then
-			echo "not ok - $f: $want is still set after olddefconfig"
+			echo "not ok - $f: $want is still set after allnoconfig"
 			rc=1
 			continue
 		fi

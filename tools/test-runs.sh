@@ -35,13 +35,12 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 		if ($8 !~ /^(yes|no)$/) bad = bad " reuse"
 		if ($9 !~ /^(fg|bg|alone)$/) bad = bad " start"
 		if ($10 !~ /^[0-9]+$/) bad = bad " timeout"
-		if ($11 !~ /^(-|baseline|debug)$/ || $11 == $3) bad = bad " needs"
-		if (NF < 12) bad = bad " commands"
+		if (NF < 11) bad = bad " commands"
 		if (seen[$1 " " $2]++) bad = bad " name(twice)"
 		if (bad != "") print NR ":" bad
 	}' "$REAL/tools/runs.conf" >"$tmp/bad-rows"
 [ ! -s "$tmp/bad-rows" ]
-tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout, needs and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
+tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
 
 # ---- a tree with stand-ins ---------------------------------------------------
 T=$tmp/tree
@@ -193,42 +192,19 @@ is "run_flavours: make check builds each kernel once, both trees" "$(flavours ch
 is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
 is "run_flavours: make bench boots both trees' kernels, 7.3's for the storm, and the nodrain kernel for the aged attribution" "$(flavours bench)" "patched baseline nodrain 7.3-patched 7.3-baseline "
 is "run_flavours: make bench QUICK=1 boots the 6.12 kernels only" "$(flavours bench-quick)" "patched baseline "
-left_out() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_left_out "$@" | tr '\n' ' ' ); }
-all="baseline patched debug 7.3-baseline 7.3-patched 7.3-debug"
-is "run_left_out: FULL=auto keeps the optional kernels that are built" "$(left_out "$all")" ""
-is "run_left_out: FULL=0 leaves out the unpatched 6.12 kernel and both debug kernels" "$(FULL=0 left_out "$all")" "baseline debug 7.3-debug "
-is "run_left_out: FULL=1 leaves out nothing" "$(FULL=1 left_out "$all")" ""
-is "run_left_out: only kernels the plan boots" "$(FULL=0 left_out "patched 7.3-patched")" ""
-mv "$tmp/kernel/arch/x86/boot/bzImage" "$tmp/bzImage.away"
-is "run_left_out: FULL=auto leaves out what is not built" "$(left_out "$all")" "baseline debug 7.3-debug "
-mv "$tmp/bzImage.away" "$tmp/kernel/arch/x86/boot/bzImage"
-( TOPDIR=$T; . "$T/tools/runs.sh"; FULL=sometimes run_left_out "$all" ) >/dev/null 2>&1
-tap $([ $? != 0 ] && echo 0 || echo 1) "run_left_out: FULL=sometimes is refused"
 run_scratch_of() { # the run-guest arguments of a row, from run_start with a stand-in run-guest
 	( TOPDIR=$T CACHE=$tmp/cache QEMU=$tmp/bin/qemu-stand-in PATH=$tmp/bin:$PATH FAKE_BOOTS=$tmp/boots
 	  export TOPDIR CACHE QEMU PATH FAKE_BOOTS
 	  . "$T/tools/runs.sh"
 	  result() { :; }
-	  run_row "$1" "$2" && echo "$r_swap|$r_scratch|$r_reuse|$r_start|$r_timeout|$r_needs" )
+	  run_row "$1" "$2" && echo "$r_swap|$r_scratch|$r_reuse|$r_start|$r_timeout" )
 }
-is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900|-"
+is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900"
 plan patched-epyc4
 is "the scratch column reaches run-guest as --scratch" "$(cat "$tmp/boots.disks" 2>/dev/null)" "--scratch 512"
-is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-storm-nf)" "1024|-|no|fg|1200|baseline"
-is "the bench's storm rows: swap, an hour's timeout" "$(run_scratch_of bench storm-7.3-patched-nf)" "1024|-|no|fg|3600|-"
-is "the needs column is read as its own field" "$(run_scratch_of check patched-aged)" "-|-|no|fg|1800|baseline"
-why() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check "$1" && run_left_out_why "$2" ) }
-is "run_left_out_why: a run of a left-out kernel says so" "$(why baseline-aged "baseline debug")" \
-	"the unpatched 6.12 kernel is not built on this machine (a cold make check leaves it out for time); make baseline, or make check FULL=1, builds it, and make check runs it from then on"
-is "run_left_out_why: a run that needs a left-out kernel goes with it" "$(why patched-1node "baseline")" \
-	"it goes with the unpatched 6.12 kernel, which is not built on this machine (a cold make check leaves it out for time); make baseline, or make check FULL=1, builds it, and make check runs it from then on"
-is "run_left_out_why: the 7.3 debug run names the make command that builds its kernel" "$(why 7.3-debug-epyc4 "baseline debug 7.3-debug")" \
-	"the 7.3 debug kernel is not built on this machine (a cold make check leaves it out for time); make debug TREE=7.3, or make check FULL=1, builds it, and make check runs it from then on"
-is "run_left_out_why: the 6.12 debug kernel left out does not leave out 7.3's" "$(why 7.3-debug-epyc4 "debug" || echo runs)" "runs"
-why patched-epyc4 "baseline debug" >/dev/null
-tap $([ $? = 1 ] && echo 0 || echo 1) "run_left_out_why: a run that needs no left-out kernel runs"
-is "run_left_out_why: nothing left out, everything runs" "$(why patched-aged "" || echo runs)" "runs"
-is "the commands follow the needs column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "topology.sh {topology}"
+is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-storm-nf)" "1024|-|no|fg|1200"
+is "the bench's storm rows: swap, an hour's timeout" "$(run_scratch_of bench storm-7.3-patched-nf)" "1024|-|no|fg|3600"
+is "the commands follow the timeout column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "topology.sh {topology}"
 
 # ---- the whole kernel log: each command's allowance in its own window --------
 cat >"$tmp/dmesg" <<'EOF2'
