@@ -93,13 +93,17 @@ records() {
 		log=$(run_log "$r") || exit 1
 		n=$(guest_output "$log" "$kind" | wc -l)
 		[ "$n" -gt 0 ] || die "run $r: no '$kind' records in $log (the test printed none: did it run to its end?)"
-		case $r in *baseline-*) k=unpatched ;; *) k=patched ;; esac
+		# a column per kernel and mode; the patched runs of legacy
+		# alone (*-aged-legacy) have their own
+		case $r in *baseline-*) k=unpatched ;; *-aged-legacy) k="legacy alone" ;; *) k=patched ;; esac
 		guest_output "$log" "$kind" | awk -F'\t' -v t="$(tree_of "$r")" -v k="$k" '
-			{ print t " " (k == "unpatched" ? k : $3) "\t" $0 }'
+			{ print t " " (k == "patched" ? $3 : k) "\t" $0 }'
 	done
 }
 SECTIONS="header placement mthp legacy aged storm faultcost"
 COLS="6.12 unpatched|6.12 legacy|6.12 node-first|6.12 guest|7.3 unpatched|7.3 legacy|7.3 node-first|7.3 guest"
+# the aged rows: also legacy run alone in its boot, which step 8 compares
+AGED_COLS="6.12 unpatched|6.12 legacy alone|6.12 legacy|6.12 node-first|6.12 guest|7.3 unpatched|7.3 legacy alone|7.3 legacy|7.3 node-first|7.3 guest"
 EPYC4_RUNS="baseline-epyc4 patched-epyc4 7.3-baseline-epyc4 7.3-patched-epyc4"
 
 # ---- placement tables ----------------------------------------------------------
@@ -207,7 +211,7 @@ aged_table() { # aged_table TOPOLOGY RUN...
 	topo=$1
 	shift
 	records aged "$@" >"$tmp/aged.tsv" || exit 1
-	awk -F'\t' -v cols="$COLS" -v topo="$topo" '
+	awk -F'\t' -v cols="$AGED_COLS" -v topo="$topo" '
 	function join(a, k,    i, s, same) {
 		same = 1
 		for (i = 2; i <= k; i++)
@@ -256,8 +260,9 @@ aged_table() { # aged_table TOPOLOGY RUN...
 }
 {
 	printf "| topology | row | defrag | region |"
-	echo "$COLS" | awk -F'|' '{ for (i = 1; i <= NF; i++) printf(" %s |", $i); printf("\n|---|---|---|---|"); for (i = 1; i <= NF; i++) printf("---|"); printf("\n") }'
-	aged_table epyc4 baseline-aged patched-aged 7.3-baseline-aged 7.3-patched-aged || exit 1
+	echo "$AGED_COLS" | awk -F'|' '{ for (i = 1; i <= NF; i++) printf(" %s |", $i); printf("\n|---|---|---|---|"); for (i = 1; i <= NF; i++) printf("---|"); printf("\n") }'
+	aged_table epyc4 baseline-aged patched-aged-legacy patched-aged 7.3-baseline-aged \
+		7.3-patched-aged-legacy 7.3-patched-aged || exit 1
 	aged_table 1node baseline-1node patched-1node 7.3-baseline-1node 7.3-patched-1node || exit 1
 } >"$S/aged" || exit 1
 

@@ -94,11 +94,25 @@ done
 is "aged: the fixture's runs of 6.12 legacy, always, madvised" \
 	"$(grep '^# aged aged|legacy|always|madvise|' "$R/check-patched-aged/output.log" | awk -F'|' '{ split($NF, s, "[= ]"); printf("%s/%s ", $5, s[2]) }')" \
 	"100/1 16/135 "
-is "aged: the cell gives both runs" "$(cell aged "epyc4 | aged | always | madvised" 6)" "100/16% (1/135)"
+is "aged: the cell gives both runs" "$(cell aged "epyc4 | aged | always | madvised" 7)" "100/16% (1/135)"
 is "aged: one figure where the runs agree; - where a kernel has no such row" \
-	"$(cell aged "epyc4 | aged-dm1 | madvise | madvised" 5)|$(cell aged "epyc4 | aged-dm1 | madvise | madvised" 9)|$(cell aged "1node | aged | madvise | madvised" 7)" \
+	"$(cell aged "epyc4 | aged-dm1 | madvise | madvised" 5)|$(cell aged "epyc4 | aged-dm1 | madvise | madvised" 10)|$(cell aged "1node | aged | madvise | madvised" 8)" \
 	"-|17/15% (133/136)|100% (2)"
-is "aged: 1node rows" "$(cell aged "1node | aged | madvise | madvised" 6)" "100% (1/2)"
+is "aged: 1node rows; no legacy-alone run there" \
+	"$(cell aged "1node | aged | madvise | madvised" 7)|$(cell aged "1node | aged | madvise | madvised" 6)" "100% (1/2)|-"
+# the legacy-alone runs have their own columns, next to the unpatched kernel's
+for t in 6.12:6 7.3:11; do
+	r=patched-aged-legacy
+	[ "${t%:*}" = 7.3 ] && r=7.3-patched-aged-legacy
+	want=$(grep '^# aged aged|legacy|always|madvise|' "$R/check-$r/output.log" |
+		awk -F'|' 'function join(a, n,    i, s, same) { same = 1; s = a[1]
+				for (i = 2; i <= n; i++) { same = same && a[i] == a[1]; s = s "/" a[i] }
+				return same ? a[1] : s }
+			{ split($NF, s, "[= ]"); p[++n] = $5; c[n] = s[2] }
+			END { print join(p, n) "% (" join(c, n) ")" }')
+	is "aged: ${t%:*} legacy alone, always, madvised: its run's shares and stalls" \
+		"$(cell aged "epyc4 | aged | always | madvised" "${t#*:}")" "$want"
+done
 # storm: the counts and figures of the fixture's fills
 fills=$(grep '^# usemem|' "$R/check-7.3-patched-storm-nf/output.log" | awk -F'|' '{ n++; if ($6 > 0) s++; if ($6 > m) m = $6 } END { print n "|" s "|" m }')
 is "storm: 7.3 node-first's fills, swapped, max as recorded" "$fills" "3|2|87606"
@@ -112,7 +126,7 @@ is "storm: make check's verdicts, a failing one included" \
 is "storm: the allowance read from tools/check.sh" "$(section storm | grep -c 'more than 15000 swap-outs or 2 kswapd passes')" 1
 # header and fault cost
 section header >"$tmp/header"
-grep -q "from the 24 \`make check\` runs of [0-9-]* [0-9:]* to [0-9-]* [0-9:]* in .*, commit [0-9a-f]\{7,\}" "$tmp/header"
+grep -q "from the 26 \`make check\` runs of [0-9-]* [0-9:]* to [0-9-]* [0-9:]* in .*, commit [0-9a-f]\{7,\}" "$tmp/header"
 tap $? "header: the runs, their dates and the commit"
 grep -q "Tests that failed in these runs: patched-chain4 (exit 1: kunit mm_multi_order: mo_drain_band), 7.3-patched-1node (exit 1: kunit mm_multi_order: mo_drain_band)" "$tmp/header"
 tap $? "header: the failed tests of the runs that failed"
