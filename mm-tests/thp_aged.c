@@ -748,7 +748,7 @@ static void run_defer(char **modes, int nmodes, const char *proactiveness)
  * VMA), so this process puts its own mm on the list with a madvised
  * mapping it keeps for the whole run and waits for the one pass that
  * starts; after it khugepaged sleeps for the hour.  A measured run that
- * still sees a collapse fails (see aged_row()).
+ * still sees a collapse fails (see run_aged()).
  */
 static void khugepaged_asleep(void)
 {

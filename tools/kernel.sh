@@ -46,20 +46,18 @@ case $KTREE in
 7.3) PATCHDIR=$TOPDIR/kernel-patches/7.3 ;;
 *) die "unknown TREE '$KTREE' (6.12, 7.3)" ;;
 esac
-CFGDIR=$TOPDIR/kernel-patches/configs
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
 case $flavour in
-baseline) frags="base.config" ;;
-patched) frags="base.config patched.config" ;;
-debug) frags="base.config patched.config debug.config" ;;
-nonuma) frags="base.config patched.config nonuma.config" ;;
-nothp) frags="base.config patched.config nothp.config" ;;
-nodrain) frags="base.config patched.config" ;;
+baseline) frags= ;;
+patched | nodrain) frags="patched.config" ;;
+debug) frags="patched.config debug.config" ;;
+nonuma) frags="patched.config nonuma.config" ;;
+nothp) frags="patched.config nothp.config" ;;
 *) die "unknown flavour '$flavour' (patched, baseline, debug, nodrain, nonuma, nothp)" ;;
 esac
-# A tree's own fragment (configs/<tree>.config) goes right after base.config.
-[ -f "$CFGDIR/$KTREE.config" ] && frags=$(echo "$frags" | sed "s/^base.config/base.config $KTREE.config/")
+# shellcheck disable=SC2086 # a list of names
+frags=$(guest_frags "$KTREE" $frags)
 
 if [ "$KTREE" = 6.12 ]; then
 	ver=$(pkg_version || true)

@@ -4,6 +4,17 @@
 : "${CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/thp-numa}"
 TOPDIR=${TOPDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 export CACHE TOPDIR
+CFGDIR=$TOPDIR/kernel-patches/configs
+
+# guest_frags TREE FRAGMENT...: the config fragments of a guest kernel of
+# TREE (names in $CFGDIR), in their order: base.config, the tree's own
+# (TREE.config) where there is one, then FRAGMENTs
+guest_frags() {
+	gf=base.config
+	[ -f "$CFGDIR/$1.config" ] && gf="$gf $1.config"
+	shift
+	echo "$gf${*:+ $*}"
+}
 
 say() { printf '[%s] %s\n' "${TOOL:-thp-numa}" "$*" >&2; }
 die() { printf '[%s] ERROR: %s\n' "${TOOL:-thp-numa}" "$*" >&2; exit 1; }

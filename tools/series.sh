@@ -20,7 +20,6 @@ case $KTREE in
 7.3) PATCHDIR=$TOPDIR/kernel-patches/7.3 ;;
 *) die "unknown TREE '$KTREE' (6.12, 7.3)" ;;
 esac
-CFGDIR=$TOPDIR/kernel-patches/configs
 BASE=$(dirname "$("$TOPDIR/tools/kernel.sh" --tree "$KTREE-patched")")/base
 ver=$(basename "$(dirname "$BASE")")
 [ -d "$BASE/.git" ] || { "$TOPDIR/tools/kernel.sh" "$KTREE-baseline" >/dev/null 2>&1 || true; }
@@ -132,15 +131,15 @@ build_each() {
 	WT=$(dirname "$BASE")/series-build
 	worktree
 	# The guest kernels' configuration (tools/kernel.sh): allnoconfig with
-	# base.config, the tree's own fragment and FRAGMENTs.
-	config() { # config BUILDDIR FRAGMENT...
+	# guest_frags (tools/lib.sh) as KCONFIG_ALLCONFIG.
+	config() { # config BUILDDIR FRAGMENT-NAME...
 		b=$1
 		shift
 		mkdir -p "$b"
-		tf=
-		[ -f "$CFGDIR/$KTREE.config" ] && tf=$CFGDIR/$KTREE.config
-		# shellcheck disable=SC2086
-		(cd "$WT" && scripts/kconfig/merge_config.sh -n -O "$b" "$CFGDIR/base.config" $tf "$@") >>"$LOG" 2>&1
+		cf=$(guest_frags "$KTREE" "$@")
+		set --
+		for f in $cf; do set -- "$@" "$CFGDIR/$f"; done
+		(cd "$WT" && scripts/kconfig/merge_config.sh -n -O "$b" "$@") >>"$LOG" 2>&1
 	}
 	make_step() { # make_step BUILDDIR WHAT: build $TARGETS there, one TAP line
 		t=$(date +%s)
@@ -155,7 +154,7 @@ build_each() {
 	rc=0 i=0
 	each=0
 	case " $STEPS " in *" patches "*) each=1
-		config "$B" "$CFGDIR/patched.config" ;;
+		config "$B" patched.config ;;
 	esac
 	# Apply the series one patch at a time, building after each if asked.
 	for p in $patches; do
@@ -165,14 +164,14 @@ build_each() {
 		[ "$each" = 1 ] || continue
 		# Options a later patch adds (the KUnit test) come back once it
 		# exists, as the guest kernels configure them.
-		config "$B" "$CFGDIR/patched.config"
+		config "$B" patched.config
 		say "building $TARGETS after patch $i ($p)"
 		make_step "$B" "after patch $i: $p"
 	done
 	case " $STEPS " in *" configs "*) ;; *) return $rc ;; esac
 	for f in nonuma nothp; do
 		Bf=$WT/.build-each-$f
-		config "$Bf" "$CFGDIR/patched.config" "$CFGDIR/$f.config"
+		config "$Bf" patched.config "$f.config"
 		want=$(sed -n 's/^# \(CONFIG_[A-Z_]*\) is not set$/\1/p' "$CFGDIR/$f.config")
 		if grep -q "^$want=y" "$Bf/.config"; then
 			echo "not ok - $f: $want is still set after allnoconfig"
