@@ -147,6 +147,12 @@ bench_run placement-baseline
 			}'
 	done
 } >"$out/placement-tap.txt"
+# processes with their own order beside each other in that boot (thp_permm)
+{
+	echo "knob,process,cpu_node,states,placement"
+	guest_output "$(run_dir "$plan" placement-patched)/output.log" permm |
+		awk -F'\t' '{ s = $5; gsub(",", "/", s); printf("%s,%s,%s,%s,%s\n", $2, $3, $4, s, $6) }'
+} >"$out/permm.csv"
 
 say "step 6/8: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
 bench_run faultcost

@@ -80,6 +80,23 @@ placement_tables() {
 	}' "$R/placement.csv"
 }
 
+# Processes with their own fallback order (PR_SET_THP_NUMA_FALLBACK,
+# started through thp-numa-exec) faulting one after another in one boot.
+permm_table() {
+	[ -s "$R/permm.csv" ] && [ "$(wc -l <"$R/permm.csv")" -gt 1 ] || return 0
+	echo
+	echo "**Processes with their own order, side by side in one boot** (thp_permm: each started through thp-numa-exec, 16 MiB MADV_HUGEPAGE from node0's CPU, one after another, each keeping its region)"
+	echo
+	echo "| numa_fallback | process setting | node states | placement |"
+	echo "|---|---|---|---|"
+	awk -F, "$(cat "$TOPDIR/tools/placement.awk")"'
+	NR > 1 {
+		st = $4
+		gsub("/", ",", st)
+		printf("| %s | %s | %s | %s |\n", $1, $2, st, placement_short($5, "mTHP"))
+	}' "$R/permm.csv"
+}
+
 projection_tables() {
 	for c in $COSTS; do
 		name=$(sed -n 's/^name[[:space:]]*//p' "$c" | head -n 1 | tr , ';')
@@ -532,6 +549,7 @@ storm_section() {
 	echo "unpatched baseline kernel."
 	[ -s "$R/placement-tap.txt" ] && { echo; cat "$R/placement-tap.txt"; }
 	placement_tables
+	permm_table
 	echo
 	echo "## 4. Fault cost A/B"
 	faultcost_tables

@@ -4,6 +4,8 @@
 #   bin/  test programs and guest scripts (on the guest's PATH)
 #   mod/<flavour>/nodestate.ko          (TREE=7.3 or 7.3-<flavour>:
 #                                        mod/7.3-<flavour>/)
+#   mod/<flavour>/prctl_thp_numa_fallback  the series' selftest, from
+#                                        that flavour's tree (patched ones)
 #   tools/stage.sh FLAVOUR...
 set -eu
 TOOL=stage
@@ -47,7 +49,8 @@ make -s -C "$SRCDIR" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers faile
 # from another clone) would keep them.  Rebuild all when the sources
 # differ from what the stage was built from.
 src_hash=$(cat "$TOPDIR"/mm-tests/*.c "$TOPDIR"/mm-tests/*.h "$TOPDIR/mm-tests/Makefile" \
-	"$TOPDIR"/tools/numa-lat/*.c "$TOPDIR/tools/numa-lat/Makefile" | sha256sum | cut -c1-16)
+	"$TOPDIR"/tools/numa-lat/*.c "$TOPDIR/tools/numa-lat/Makefile" \
+	"$TOPDIR"/tools/thp-numa-exec/*.c "$TOPDIR/tools/thp-numa-exec/Makefile" | sha256sum | cut -c1-16)
 mkdir -p "$STAGE/bin"
 always=
 [ "$(cat "$STAGE/bin/.src-hash" 2>/dev/null)" = "$src_hash" ] || always=-B
@@ -55,6 +58,8 @@ make -s $always -C "$TOPDIR/mm-tests" O="$STAGE/bin" KHDR="$BUILD/usr/include" >
 	{ tail -n 20 "$LOG" >&2; die "building mm-tests failed; see $LOG"; }
 make -s $always -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building numa-lat failed; see $LOG"; }
+make -s $always -C "$TOPDIR/tools/thp-numa-exec" O="$STAGE/bin" >>"$LOG" 2>&1 ||
+	{ tail -n 20 "$LOG" >&2; die "building thp-numa-exec failed; see $LOG"; }
 echo "$src_hash" >"$STAGE/bin/.src-hash"
 for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
@@ -82,5 +87,15 @@ for f in "$@"; do
 		die "nodestate.ko for $f builds with warnings"
 	fi
 	cp "$M/nodestate.ko" "$STAGE/mod/$mod/"
+	# The series' own selftest (11/11), from this flavour's tree, beside
+	# its module: each tree's test runs on its own kernel.
+	st=tools/testing/selftests/mm/prctl_thp_numa_fallback.c
+	rm -f "$STAGE/mod/$mod/prctl_thp_numa_fallback"
+	if [ -f "$SRCDIR/$st" ]; then
+		make -s -C "$SRCDIR" O="$BUILD" headers >>"$LOG" 2>&1 || die "make headers ($f) failed; see $LOG"
+		${CC:-cc} -O2 -Wall -isystem "$BUILD/usr/include" -I "$SRCDIR/tools/testing/selftests" \
+			-o "$STAGE/mod/$mod/prctl_thp_numa_fallback" "$SRCDIR/$st" -lpthread >>"$LOG" 2>&1 ||
+			{ tail -n 20 "$LOG" >&2; die "building $st ($f) failed; see $LOG"; }
+	fi
 done
 say "staged test programs and modules for: $*"

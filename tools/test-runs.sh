@@ -183,13 +183,13 @@ tap $? "a guest that never boots fails, naming its console log"
 
 names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
-is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node "
+is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node 7.3-patched-2node "
 is "run_names: the runs that need the machine alone, 7.3's debug run first" "$(names check alone)" "7.3-debug-epyc4 baseline-selftests patched-selftests "
 is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node aged-alone-nf aged-alone-legacy aged-nodrain storm-patched-nf storm-patched-guest storm-patched-legacy storm-baseline storm-7.3-patched-nf storm-7.3-patched-guest storm-7.3-patched-legacy storm-7.3-baseline "
 is "run_names: the quick bench's storm is 6.12's" "$(names bench-quick fg | tr ' ' '\n' | grep '^storm-' | tr '\n' ' ')" "storm-patched-nf storm-patched-guest storm-patched-legacy storm-baseline "
 flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' ); }
 is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched 7.3-debug "
-is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched "
+is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched 7.3-patched "
 is "run_flavours: make bench boots both trees' kernels, 7.3's for the storm, and the nodrain kernel for the aged attribution" "$(flavours bench)" "patched baseline nodrain 7.3-patched 7.3-baseline "
 is "run_flavours: make bench QUICK=1 boots the 6.12 kernels only" "$(flavours bench-quick)" "patched baseline "
 run_scratch_of() { # the run-guest arguments of a row, from run_start with a stand-in run-guest
