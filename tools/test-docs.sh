@@ -27,14 +27,16 @@
 #           ENVIRON["VAR"]); CONFIG_X by kernel-patches/ or the tools.
 # options   the -x and --long words after a command that is one of the
 #           project's programs (tools/run-guest, tools/*.sh, rootfs/*.sh,
-#           mm-tests/*.sh, the mm-tests/thp_* programs, numa-lat), and a
+#           mm-tests/*.sh, the mm-tests/thp_* programs, numa-lat,
+#           thp-numa-exec), and a
 #           span that is only an option (`--dry-run`, `-b PCT`), which
 #           belongs to the last program named in its paragraph, list item
 #           or table row, else in its section's heading; such a span is
 #           checked only in the program's own style (--long for scripts,
 #           -x for C), so QEMU's `-numa node` beside run-guest is not.
 #           Scripts: a case pattern of the script has the option; C: the
-#           option letter is in its getopt() string.
+#           option letter is in its getopt() string, a --long option in
+#           its getopt_long() table.
 # links     [text](path#anchor) to a local file: the file exists, and the
 #           anchor is a heading of it (GitHub's rule: lowercase, spaces to
 #           "-", punctuation but "-" and "_" dropped; repeats get -1, -2).
@@ -261,7 +263,8 @@ program_source() { # program_source ROOT NAME
 
 has_option() { # has_option KIND FILE OPTION
 	if [ "$1" = c ]; then
-		case $3 in --*) return 1 ;; esac
+		# --long: an entry of its getopt_long() option table
+		case $3 in --*) grep -qF "{ \"${3#--}\"," "$2"; return ;; esac
 		letters=$(sed -n 's/.*getopt[_a-z]*([^"]*"\([^"]*\)".*/\1/p' "$2" | tail -n 1)
 		case $letters in *"${3#-}"*) return 0 ;; esac
 		return 1
