@@ -27,6 +27,9 @@
 #               the deep rows: [baseline|patched]-epyc4 and
 #               7.3-[baseline|patched]-epyc4
 #   mthp        the 64K mTHP rows of the same runs
+#   permm       processes with their own PR_SET_THP_NUMA_FALLBACK side by
+#               side in one boot, under each knob value (thp_permm):
+#               patched-epyc4 and 7.3-patched-epyc4
 #   legacy      legacy against the unpatched kernel row by row, every
 #               topology with scenario rows (make check's step 8)
 #   aged        thp_aged (the stock contract): *-aged and *-1node
@@ -100,7 +103,7 @@ records() {
 			{ print t " " (k == "patched" ? $3 : k) "\t" $0 }'
 	done
 }
-SECTIONS="header placement mthp legacy aged storm faultcost"
+SECTIONS="header placement mthp permm legacy aged storm faultcost"
 COLS="6.12 unpatched|6.12 legacy|6.12 node-first|6.12 guest|7.3 unpatched|7.3 legacy|7.3 node-first|7.3 guest"
 # the aged rows: also legacy run alone in its boot, which step 8 compares
 AGED_COLS="6.12 unpatched|6.12 legacy alone|6.12 legacy|6.12 node-first|6.12 guest|7.3 unpatched|7.3 legacy alone|7.3 legacy|7.3 node-first|7.3 guest"
@@ -175,6 +178,43 @@ placement_table() {
 }
 placement_table rows epyc4/0/madvise epyc4/0/always deep/0/madvise >"$S/placement" || exit 1
 placement_table rows mthp+64K/0/madvise mthp+64K-2M/0/madvise >"$S/mthp" || exit 1
+
+# ---- processes with their own order in one boot (thp_permm) -------------------
+# knob x process setting -> placement, one column per tree, from the
+# patched epyc4 runs
+{
+	for r in patched-epyc4 7.3-patched-epyc4; do
+		log=$(run_log "$r") || exit 1
+		n=$(guest_output "$log" permm | wc -l)
+		[ "$n" -gt 0 ] || die "run $r: no 'permm' records in $log (did thp_permm run to its end?)"
+		guest_output "$log" permm | awk -F'\t' -v t="$(tree_of "$r")" '{ print t "\t" $0 }'
+	done
+} >"$tmp/permm.tsv" || exit 1
+awk -F'\t' "$(cat "$TOPDIR/tools/placement.awk")"'
+	{
+		k = $3 SUBSEP $4
+		if (!(k in seen)) { seen[k] = 1; keys[++n] = k; st[k] = $6 }
+		cell[$1, k] = placement_short($7, "mTHP")
+	}
+	END {
+		print "| numa_fallback | process (thp-numa-exec --mode) | node states | 6.12 | 7.3 |"
+		print "|---|---|---|---|---|"
+		for (i = 1; i <= n; i++) {
+			split(keys[i], f, SUBSEP)
+			printf("| %s | %s | %s |", f[1], f[2], st[keys[i]])
+			for (c = 1; c <= 2; c++) {
+				t = c == 1 ? "6.12" : "7.3"
+				if (!((t, keys[i]) in cell)) {
+					printf("no permm record %s %s on %s\n", f[1], f[2], t) >"/dev/stderr"
+					bad = 1
+				}
+				printf(" %s |", cell[t, keys[i]])
+			}
+			printf("\n")
+		}
+		exit bad
+	}' "$tmp/permm.tsv" >"$S/permm" 2>"$tmp/err" ||
+	die "permm table: $(head -n 3 "$tmp/err" | tr '\n' ';') (runs: patched-epyc4 7.3-patched-epyc4)"
 
 # ---- legacy against the unpatched kernel (make check, step 8) -----------------
 # a row is rows|cpu|madvise|states|placement|classes, as tools/check.sh
@@ -352,7 +392,7 @@ if [ "$bench" != none ]; then
 fi
 
 # a table whose awk failed or found nothing is an error, not an empty table
-for s in placement mthp legacy aged storm; do
+for s in placement mthp permm legacy aged storm; do
 	[ "$(grep -c '^| [^-]' "$S/$s")" -ge 2 ] || die "section $s: no table rows were made (see the messages above)"
 done
 
