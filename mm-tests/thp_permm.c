@@ -11,8 +11,11 @@
  * (the knob's, for the one left at default), checked page by page, whatever
  * numa_fallback says: the whole test runs once per knob value.
  *
- *   thp_permm [-k knob,...] [-r FRAG,FREE] [-c cpu_node] [-s MiB] [-x launcher]
+ *   thp_permm [-k knob,...] [-r FRAG,FREE] [-c cpu_node] [-s MiB] [-n] [-x launcher]
  *
+ * -n: no MADV_HUGEPAGE (enabled=always, defrag=madvise), where legacy
+ * keeps a local 4k page and guest still takes the next node's THP: with
+ * and without it, the three modes each get a placement of their own.
  * -x names the launcher (default: thp-numa-exec on PATH).  A process that
  * cannot be started, or reads back another setting than it was given,
  * fails its line.  Node states are checked before each process faults; a
@@ -21,6 +24,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +71,7 @@ static int prctl_value(const char *mode)
 }
 
 /* The child, after thp-numa-exec: fd 3 says when, fd 4 takes the report. */
-static int child_main(size_t len)
+static int child_main(size_t len, bool madv)
 {
 	struct report r = { .prctl_mode = prctl(PR_GET_THP_NUMA_FALLBACK, 0, 0, 0, 0) };
 	char c;
@@ -77,7 +82,7 @@ static int child_main(size_t len)
 	if (read(3, &c, 1) != 1)
 		return 1;
 	buf = map_aligned(len);
-	if (!buf || madvise(buf, len, MADV_HUGEPAGE)) {
+	if (!buf || (madv && madvise(buf, len, MADV_HUGEPAGE))) {
 		r.err = errno;
 	} else {
 		for (i = 0; i < len / PAGE_SZ; i++)
@@ -94,24 +99,30 @@ static int child_main(size_t len)
 }
 
 static int spawn(const char *launcher, const char *self, const char *mode,
-		 size_t mib, struct child *ch)
+		 size_t mib, bool madv, struct child *ch)
 {
 	int go[2], rep[2];
 	char smib[32];
 
-	if (pipe(go) || pipe(rep))
+	/*
+	 * Close-on-exec, so that no process holds another's pipe (nor its
+	 * own "go" write end, whose EOF tells it to end) past the launcher.
+	 */
+	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
 		return -errno;
 	snprintf(smib, sizeof(smib), "%zu", mib);
 	ch->pid = fork();
 	if (ch->pid < 0)
 		return -errno;
 	if (!ch->pid) {
-		if (dup2(go[0], 3) < 0 || dup2(rep[1], 4) < 0)
+		/* via fds above 4: either end may itself be fd 3 or 4 */
+		int g = fcntl(go[0], F_DUPFD_CLOEXEC, 10);
+		int r = fcntl(rep[1], F_DUPFD_CLOEXEC, 10);
+
+		if (g < 0 || r < 0 || dup2(g, 3) < 0 || dup2(r, 4) < 0)
 			_exit(126);
-		close(go[1]);
-		close(rep[0]);
 		execlp(launcher, launcher, "--mode", mode, "--", self, "--child",
-		       smib, (char *)NULL);
+		       smib, madv ? "madvise" : "always", (char *)NULL);
 		fprintf(stderr, "thp_permm: %s: %s\n", launcher, strerror(errno));
 		_exit(127);
 	}
@@ -164,7 +175,8 @@ static int parse_row(const char *arg, enum nstate *st, int max)
 }
 
 static void run_knob(const char *knob, const char *launcher, const char *self,
-		     const enum nstate *row, int depth, int cpu_node, size_t mib)
+		     const enum nstate *row, int depth, int cpu_node, size_t mib,
+		     bool madv)
 {
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk), i, pos, sz, cls, gcls, gsz;
 	long hist[MAX_NODES][NR_SIZES];
@@ -188,15 +200,15 @@ static void run_knob(const char *knob, const char *launcher, const char *self,
 	}
 	set_states(st, walk, n);
 	for (p = 0; p < NR_PROCS; p++)
-		started[p] = spawn(launcher, self, procs[p], mib, &ch[p]);
+		started[p] = spawn(launcher, self, procs[p], mib, madv, &ch[p]);
 
 	for (p = 0; p < NR_PROCS; p++) {
 		const char *eff = strcmp(procs[p], "default") ? procs[p] : knob;
 		struct report r;
 		bool ok = true;
 
-		snprintf(desc, sizeof(desc), "knob %s, process %s (thp-numa-exec --mode %s) cpu-node%d madvise %s",
-			 knob, procs[p], procs[p], cpu_node, st_s);
+		snprintf(desc, sizeof(desc), "knob %s, process %s (thp-numa-exec --mode %s) cpu-node%d %s %s",
+			 knob, procs[p], procs[p], cpu_node, madv ? "madvise" : "always", st_s);
 		if (started[p]) {
 			tap_result(false, "%s # cannot start it: %s", desc, strerror(-started[p]));
 			continue;
@@ -221,7 +233,7 @@ static void run_knob(const char *knob, const char *launcher, const char *self,
 				 desc, r.prctl_mode, prctl_value(procs[p]));
 			ok = false;
 		}
-		expect(eff, true, 1u << SZ_THP, st, walk, n, &pos, &sz);
+		expect(eff, madv, 1u << SZ_THP, st, walk, n, &pos, &sz);
 		cls = pos >= 0 ? dist_class(cpu_node, walk[pos]) : -1;
 		placement_by_class(&r.pl, cpu_node, hist);
 		placement_majority(hist, &gcls, &gsz);
@@ -236,7 +248,8 @@ static void run_knob(const char *knob, const char *launcher, const char *self,
 		tap_result(ok, "%s -> %s D%d %s", desc, ok ? "" : "expected", cls,
 			   psize_name[sz]);
 		/* for make bench and make results: knob|process|states|placement */
-		printf("# permm %s|%s|%d|%s|%s\n", knob, procs[p], cpu_node, st_s, got);
+		printf("# permm %s|%s|%d|%s|%s|%s\n", knob, procs[p], cpu_node,
+		       madv ? "madvise" : "always", st_s, got);
 	}
 
 	for (p = 0; p < NR_PROCS; p++) {
@@ -262,20 +275,23 @@ int main(int argc, char **argv)
 	char self[4096], *knob_v[4];
 	int opt, cpu_node = 0, depth, nknobs, k;
 	size_t mib = 16;
+	bool madv = true;
 	ssize_t l;
 
-	if (argc == 3 && !strcmp(argv[1], "--child"))
-		return child_main(strtoul(argv[2], NULL, 10) << 20);
+	if (argc == 4 && !strcmp(argv[1], "--child"))
+		return child_main(strtoul(argv[2], NULL, 10) << 20,
+				  !strcmp(argv[3], "madvise"));
 
-	while ((opt = getopt(argc, argv, "k:r:c:s:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "k:r:c:s:x:n")) != -1) {
 		switch (opt) {
+		case 'n': madv = false; break;
 		case 'k': knobs = optarg; break;
 		case 'r': row_s = optarg; break;
 		case 'c': cpu_node = atoi(optarg); break;
 		case 's': mib = strtoul(optarg, NULL, 10); break;
 		case 'x': launcher = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-k knob,...] [-r FRAG,FREE] [-c cpu_node] [-s MiB] [-x launcher]\n",
+			fprintf(stderr, "usage: %s [-k knob,...] [-r FRAG,FREE] [-c cpu_node] [-s MiB] [-n] [-x launcher]\n",
 				argv[0]);
 			return 2;
 		}
@@ -309,9 +325,11 @@ int main(int argc, char **argv)
 			tap_skipped("CPU-less node", "node%d has no CPU", cpu_node);
 		return tap_finish();
 	}
-	scenario_env("madvise", cpu_node);
+	/* a process that never started must fail its line, not end the test */
+	signal(SIGPIPE, SIG_IGN);
+	scenario_env(madv ? "madvise" : "always", cpu_node);
 	thp_set("hugepages-64kB/enabled", "never");
 	for (k = 0; k < nknobs; k++)
-		run_knob(knob_v[k], launcher, self, row, depth, cpu_node, mib);
+		run_knob(knob_v[k], launcher, self, row, depth, cpu_node, mib, madv);
 	return tap_finish();
 }

@@ -149,9 +149,9 @@ bench_run placement-baseline
 } >"$out/placement-tap.txt"
 # processes with their own order beside each other in that boot (thp_permm)
 {
-	echo "knob,process,cpu_node,states,placement"
+	echo "knob,process,cpu_node,madvise,states,placement"
 	guest_output "$(run_dir "$plan" placement-patched)/output.log" permm |
-		awk -F'\t' '{ s = $5; gsub(",", "/", s); printf("%s,%s,%s,%s,%s\n", $2, $3, $4, s, $6) }'
+		awk -F'\t' '{ s = $6; gsub(",", "/", s); printf("%s,%s,%s,%s,%s,%s\n", $2, $3, $4, $5, s, $7) }'
 } >"$out/permm.csv"
 
 say "step 6/8: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"

@@ -45,10 +45,10 @@
 #
 # thp_permm, one line per process (one boot, processes with their own
 # PR_SET_THP_NUMA_FALLBACK side by side):
-#   # permm KNOB|PROCESS|CPU|STATES|HIST
-#     -> permm  KNOB  PROCESS  CPU  STATES  HIST
+#   # permm KNOB|PROCESS|CPU|MADVISE|STATES|HIST
+#     -> permm  KNOB  PROCESS  CPU  MADVISE  STATES  HIST
 #   KNOB: numa_fallback; PROCESS: the process's own setting (legacy,
-#   node-first, guest, or default: the knob's); HIST as above.
+#   node-first, guest, or default: the knob's); the rest as above.
 #
 # thp_faultcost (make bench), "|" becomes a tab, the kind is the first word:
 #   # faultcost-setup|STATE|MiB|REPETITIONS
@@ -249,10 +249,10 @@ function five_hist_last(kind, l,    n, f, hist, i) {
 /^# placement / { five_hist_last("placement", substr($0, 13)); next }
 /^# permm [^|]*\|/ {
 	n = split(substr($0, 9), f, "|")
-	hist = f[5]
-	for (i = 6; i <= n; i++)
+	hist = f[6]
+	for (i = 7; i <= n; i++)
 		hist = hist "|" f[i]
-	emit("permm", f[1] "\t" f[2] "\t" f[3] "\t" f[4] "\t" hist)
+	emit("permm", f[1] "\t" f[2] "\t" f[3] "\t" f[4] "\t" f[5] "\t" hist)
 	next
 }
 /^# aged [^|]*\|/ { five_hist_last("aged", substr($0, 8)); next }

@@ -85,15 +85,15 @@ placement_tables() {
 permm_table() {
 	[ -s "$R/permm.csv" ] && [ "$(wc -l <"$R/permm.csv")" -gt 1 ] || return 0
 	echo
-	echo "**Processes with their own order, side by side in one boot** (thp_permm: each started through thp-numa-exec, 16 MiB MADV_HUGEPAGE from node0's CPU, one after another, each keeping its region)"
+	echo "**Processes with their own order, side by side in one boot** (thp_permm: each started through thp-numa-exec, 16 MiB from node0's CPU, one after another, each keeping its region)"
 	echo
-	echo "| numa_fallback | process setting | node states | placement |"
-	echo "|---|---|---|---|"
+	echo "| numa_fallback | process setting | region | node states | placement |"
+	echo "|---|---|---|---|---|"
 	awk -F, "$(cat "$TOPDIR/tools/placement.awk")"'
 	NR > 1 {
-		st = $4
+		st = $5
 		gsub("/", ",", st)
-		printf("| %s | %s | %s | %s |\n", $1, $2, st, placement_short($5, "mTHP"))
+		printf("| %s | %s | %s | %s | %s |\n", $1, $2, $4, st, placement_short($6, "mTHP"))
 	}' "$R/permm.csv"
 }
 

@@ -192,20 +192,20 @@ placement_table rows mthp+64K/0/madvise mthp+64K-2M/0/madvise >"$S/mthp" || exit
 } >"$tmp/permm.tsv" || exit 1
 awk -F'\t' "$(cat "$TOPDIR/tools/placement.awk")"'
 	{
-		k = $3 SUBSEP $4
-		if (!(k in seen)) { seen[k] = 1; keys[++n] = k; st[k] = $6 }
-		cell[$1, k] = placement_short($7, "mTHP")
+		k = $6 SUBSEP $3 SUBSEP $4
+		if (!(k in seen)) { seen[k] = 1; keys[++n] = k; st[k] = $7 }
+		cell[$1, k] = placement_short($8, "mTHP")
 	}
 	END {
-		print "| numa_fallback | process (thp-numa-exec --mode) | node states | 6.12 | 7.3 |"
-		print "|---|---|---|---|---|"
+		print "| region | numa_fallback | process (thp-numa-exec --mode) | node states | 6.12 | 7.3 |"
+		print "|---|---|---|---|---|---|"
 		for (i = 1; i <= n; i++) {
 			split(keys[i], f, SUBSEP)
-			printf("| %s | %s | %s |", f[1], f[2], st[keys[i]])
+			printf("| %s | %s | %s | %s |", f[1] == "madvise" ? "MADV_HUGEPAGE" : "not madvised", f[2], f[3], st[keys[i]])
 			for (c = 1; c <= 2; c++) {
 				t = c == 1 ? "6.12" : "7.3"
 				if (!((t, keys[i]) in cell)) {
-					printf("no permm record %s %s on %s\n", f[1], f[2], t) >"/dev/stderr"
+					printf("no permm record %s %s %s on %s\n", f[1], f[2], f[3], t) >"/dev/stderr"
 					bad = 1
 				}
 				printf(" %s |", cell[t, keys[i]])

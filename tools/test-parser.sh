@@ -234,10 +234,25 @@ kunit "$F/recorded-kunit.dmesg" mm_multi_order
 is "recorded KUnit log: the same five results as that run's kunit-results.sh printed" \
 	"$(echo "$out" | grep '^ok - kunit ' | md5sum)" "$(grep '^ok - kunit ' "$r2" | md5sum)"
 
+# ---- processes with their own order: the harness selftest, thp_permm -------
+p=$F/recorded-check-permm.output.log
+is "recorded permm run: the harness selftest's plan and results" \
+	"$(guest_output "$p" plan | head -n 1 | cut -f2)|$(guest_output "$p" tap | awk -F'\t' '$3 ~ /^fallback\./ { printf("%s %s,", $2, $3) }')" \
+	"5|ok fallback.set_get_reset,ok fallback.bad_values,ok fallback.fork_inherits,ok fallback.exec_keeps,ok fallback.thread_sets_process,"
+is "recorded permm run: one permm record per process that reported" "$(count "$p" permm)" 16
+is "recorded permm run: a record's fields (knob, process, cpu, region, states)" \
+	"$(guest_output "$p" permm | awk -F'\t' '$2 == "node-first" && $3 == "guest" && $5 == "madvise"' | cut -f2-6 | tr '\t' '|')" \
+	"node-first|guest|0|madvise|FRAG,FREE"
+is "recorded permm run: the placement is the whole histogram" \
+	"$(guest_output "$p" permm | awk -F'\t' '$2 == "node-first" && $3 == "guest" && $5 == "always"' | cut -f7)" \
+	"D0 THP 0% | D0 4k 0% | D1 THP 100% | D1 4k 0% | D2 THP 0% | D2 4k 0%"
+is "recorded permm run: without the launcher every line fails and the test exits 1" \
+	"$(count "$p" tap fail)|$(guest_output "$p" exited | cut -f2,3 | tr '\t' ' ')" "4|thp_permm 1"
+
 # ---- every fixture parses, and no line of a run is lost --------------------
 for log in "$F"/*.output.log; do
 	is "$(basename "$log"): one record per line, text included" \
-		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,plan,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start,challenge-param,challenge-sample,challenge-result,challenge-khugepaged,challenge-cdf,challenge-load | wc -l | tr -d ' ')" \
+		"$(guest_output "$log" run,took,logcheck,dmesg,exited,diag,tap,bail,plan,text,placement,faultcost,faultcost-setup,faultcost-warmup,faultcost-ratio,faultcost-vmstat,usemem,aged,selftest,selftest-start,challenge-param,challenge-sample,challenge-result,challenge-khugepaged,challenge-cdf,challenge-load,permm | wc -l | tr -d ' ')" \
 		"$(grep -vc '^# selftest [^ ]* took ' "$log")"
 done
 
