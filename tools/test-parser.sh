@@ -101,6 +101,12 @@ mkdir "$R"
 cp "$f" "$R/faultcost.log"
 cp "$F/bench-faultcost.perf-faultcost.txt" "$R/perf-faultcost.txt"
 echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
+# bench.sh's permm.csv (two of the recorded permm run's processes)
+cat >"$R/permm.csv" <<'EOF2'
+knob,process,cpu_node,madvise,states,placement
+node-first,guest,0,madvise,FRAG/FREE,D0 THP 0% | D0 4k 0% | D1 THP 100% | D1 4k 0% | D2 THP 0% | D2 4k 0%
+node-first,default,0,madvise,FRAG/FREE,D0 THP 0% | D0 4k 100% | D1 THP 0% | D1 4k 0% | D2 THP 0% | D2 4k 0%
+EOF2
 PATH=/nonexistent-gnuplot:$PATH "$TOPDIR/tools/report.sh" "$R" >"$tmp/report" 2>"$tmp/report.err"
 tap $? "report.sh makes a report from the fault-cost fixture (log: stderr below on failure)"
 grep -q '| FREE | node-first | 1.242 | 1.028 | 1.028-1.033 |' "$tmp/report"
@@ -109,6 +115,9 @@ grep -q 'One 64 MiB MADV_HUGEPAGE region per mode, .*; 2 repetitions' "$tmp/repo
 tap $? "report.sh: region size and repetitions from faultcost-setup"
 grep -q 'over the whole run: 96; .* add up to 64, plus 32 in the unrecorded warm-up runs' "$tmp/report"
 tap $? "report.sh: tracepoint sums from perf stat, the vmstat and the warm-up records"
+is "report.sh: the processes-side-by-side table, one row per process" \
+	"$(grep -E '^\| node-first \| (guest|default) \|' "$tmp/report" | tr '\n' '#')" \
+	"| node-first | guest | madvise | FRAG,FREE | D1 THP |#| node-first | default | madvise | FRAG,FREE | D0 4k |#"
 [ "$tap_failed" = 0 ] || sed 's/^/# report.sh: /' "$tmp/report.err"
 
 # ---- the usemem storm: thp_usemem -b's lines, storm.csv, report section 6 ----

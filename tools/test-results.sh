@@ -66,8 +66,8 @@ results
 tap $? "make results on the recorded runs succeeds"
 is "the text outside the markers is left as it was" "$(outside "$tmp/doc.md" | cksum)" "$(outside "$F/doc.md" | cksum)"
 is "every section is filled, the stale ones replaced" \
-	"$(for s in header placement legacy mthp faultcost aged storm; do [ -n "$(section $s)" ] && echo $s; done | tr '\n' ' ')" \
-	"header placement legacy mthp faultcost aged storm "
+	"$(for s in header placement legacy mthp permm faultcost aged storm; do [ -n "$(section $s)" ] && echo $s; done | tr '\n' ' ')" \
+	"header placement legacy mthp permm faultcost aged storm "
 is "no stale line is left" "$(grep -c 'stale' "$tmp/doc.md")" 0
 
 R=$F/runs
@@ -85,6 +85,13 @@ is "mthp: shares where the region is split, mTHP named 64K" "$(cell mthp "64K in
 	"D0 64K 96% + D0 4k 4%|D0 64K 96% + D0 4k 4%"
 is "mthp: PMD off" "$(row mthp "PMD off, 64K always | LOW,FREE")" \
 	"| PMD off, 64K always | LOW,FREE | D1 64K | D1 64K | D1 64K | D1 64K | D1 64K | D1 64K | D1 64K | D1 64K |"
+# permm: a row per region, knob and process, a column per tree
+is "permm: the guest process under the node-first knob, both trees" \
+	"$(row permm "MADV_HUGEPAGE | node-first | guest")" "| MADV_HUGEPAGE | node-first | guest | FRAG,FREE | D1 THP | D1 THP |"
+is "permm: the default process follows the knob, not madvised" \
+	"$(cell permm "not madvised | legacy | default" 5)|$(cell permm "not madvised | guest | default" 6)" "D0 4k|D1 THP"
+is "permm: one row per record of the patched 6.12 run" "$(section permm | grep -c '^| [^-r]')" \
+	"$(grep -c '^# permm ' "$R/check-patched-epyc4/output.log")"
 # legacy: as many rows as the unpatched run's legacy records, all equal
 for t in epyc4 chain4 cxl; do
 	n=$(grep -c '^# placement [^|]*|legacy|' "$R/check-baseline-$t/output.log")
@@ -135,8 +142,8 @@ cp "$tmp/doc.md" "$tmp/once.md"
 results --print
 cp "$tmp/out" "$tmp/print"
 is "--print gives the same sections" \
-	"$(for s in header placement legacy mthp faultcost aged storm; do section $s "$tmp/print"; done | cksum)" \
-	"$(for s in header placement legacy mthp faultcost aged storm; do section $s; done | cksum)"
+	"$(for s in header placement legacy mthp permm faultcost aged storm; do section $s "$tmp/print"; done | cksum)" \
+	"$(for s in header placement legacy mthp permm faultcost aged storm; do section $s; done | cksum)"
 cmp -s "$tmp/once.md" "$tmp/doc.md"
 tap $? "--print leaves the document as it was"
 results
