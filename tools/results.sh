@@ -182,19 +182,13 @@ placement_table rows mthp+64K/0/madvise mthp+64K-2M/0/madvise >"$S/mthp" || exit
 # ---- processes with their own order in one boot (thp_permm) -------------------
 # knob x process setting -> placement, one column per tree, from the
 # patched epyc4 runs
-{
-	for r in patched-epyc4 7.3-patched-epyc4; do
-		log=$(run_log "$r") || exit 1
-		n=$(guest_output "$log" permm | wc -l)
-		[ "$n" -gt 0 ] || die "run $r: no 'permm' records in $log (did thp_permm run to its end?)"
-		guest_output "$log" permm | awk -F'\t' -v t="$(tree_of "$r")" '{ print t "\t" $0 }'
-	done
-} >"$tmp/permm.tsv" || exit 1
+records permm patched-epyc4 7.3-patched-epyc4 >"$tmp/permm.tsv" || exit 1
 awk -F'\t' "$(cat "$TOPDIR/tools/placement.awk")"'
 	{
+		split($1, col, " ")	# records(): "TREE KNOB"
 		k = $6 SUBSEP $3 SUBSEP $4
 		if (!(k in seen)) { seen[k] = 1; keys[++n] = k; st[k] = $7 }
-		cell[$1, k] = placement_short($8, "mTHP")
+		cell[col[1], k] = placement_short($8, "mTHP")
 	}
 	END {
 		print "| region | numa_fallback | process (thp-numa-exec --mode) | node states | 6.12 | 7.3 |"
