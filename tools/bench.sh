@@ -159,7 +159,7 @@ bench_run faultcost
 cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
 cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
 
-ageds=$(run_names "$plan" fg | grep '^aged-' | tr '\n' ' ')
+ageds=$(run_names "$plan" "fg quiet" | grep '^aged-' | tr '\n' ' ')
 say "step 7/8: aged memory (thp_challenge) on $topo and 1node: $(commas "$ageds") (about $([ "$quick" = 1 ] && echo 1 || echo 14) min)"
 rm -f "$out"/challenge-*.log
 for name in $ageds; do
@@ -174,7 +174,7 @@ for name in $ageds; do
 	cat "$run/output.log" >>"$out/challenge-$r_topo-$k.log" 2>/dev/null || true
 done
 
-storms=$(run_names "$plan" fg | grep '^storm-' | tr '\n' ' ')
+storms=$(run_names "$plan" "fg quiet" | grep '^storm-' | tr '\n' ' ')
 say "step 8/8: the usemem storm (thp_usemem -b -n $storm_fills), one kswapd wake on node 0 in every fill: $(commas "$storms")"
 storm_logs=
 for name in $storms; do

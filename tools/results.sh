@@ -223,7 +223,7 @@ legacy_rows() { # legacy_rows RUN
 {
 	echo "| tree | topology | legacy rows | placed as on the unpatched kernel |"
 	echo "|---|---|---|---|"
-	for base in $(run_names check fg); do
+	for base in $(run_names check "fg quiet"); do
 		case $base in baseline-* | *-baseline-*) ;; *) continue ;; esac
 		run_row check "$base"
 		case $r_cmds in *thp_scenarios*) ;; *) continue ;; esac
@@ -303,18 +303,20 @@ aged_table() { # aged_table TOPOLOGY RUN...
 # ---- the usemem storm (make check, step 9) ------------------------------------
 storm() { awk -f "$TOPDIR/tools/storm.awk" "$@"; }
 # make check's allowances, read from tools/check.sh so the two cannot differ
-allow=$(sed -n 's/.*-v allow_out=\([0-9][0-9]*\) -v allow_pass=\([0-9][0-9]*\).*/\1 \2/p' "$TOPDIR/tools/check.sh" | head -n 1)
-[ -n "$allow" ] || die "cannot find the storm's allow_out and allow_pass in tools/check.sh"
-allow_out=${allow% *} allow_pass=${allow#* }
+allow=$(sed -n 's/.*-v allow_out=\([0-9][0-9]*\) -v allow_pass=\([0-9][0-9]*\) -v alpha=\([0-9.][0-9.]*\).*/\1 \2 \3/p' "$TOPDIR/tools/check.sh" | head -n 1)
+[ -n "$allow" ] || die "cannot find the storm's allow_out, allow_pass and alpha in tools/check.sh"
+read -r allow_out allow_pass alpha <<EOF2
+$allow
+EOF2
 : >"$S/storm"
-for base in $(run_names check fg); do
+for base in $(run_names check "fg quiet"); do
 	case $base in baseline-* | *-baseline-*) ;; *) continue ;; esac
 	run_row check "$base"
 	case $r_cmds in *"thp_usemem -b"*) ;; *) continue ;; esac
 	tree=$(tree_of "$base")
 	csv=$tmp/storm-$tree.csv
 	echo "tree,kernel,mode,fill,swapouts,swapins,kswapd_passes,compact_stalls,pgscan_kswapd,pgscan_direct,hit_quickly,thp_pct,node0_pct,seconds,neighbour" >"$csv"
-	for r in $base $(run_names check fg | grep "^$(patched_of "$base")-"); do
+	for r in $base $(run_names check "fg quiet" | grep "^$(patched_of "$base")-"); do
 		case $r in "$base") k=baseline ;; *) k=patched ;; esac
 		log=$(run_log "$r") || exit 1
 		guest_output "$log" usemem | storm -v what=csv -v tree="$tree" -v kernel="$k" >"$tmp/fills"
@@ -328,8 +330,8 @@ for base in $(run_names check fg); do
 		echo
 		echo "| mode | swap-outs: mean per fill | unpatched | p | kswapd passes: mean per fill | unpatched | p | make check |"
 		echo "|---|---|---|---|---|---|---|---|"
-		storm -v what=check -v tree="$tree" -v want="${STORM_FILLS:-10}" \
-			-v allow_out="$allow_out" -v allow_pass="$allow_pass" "$csv" |
+		storm -v what=check -v tree="$tree" -v want="$STORM_FILLS" \
+			-v allow_out="$allow_out" -v allow_pass="$allow_pass" -v alpha="$alpha" "$csv" |
 			awk -F'\t' '
 			# "ok|fail<TAB>MODE COUNTER<TAB>mean M against the unpatched
 			# kernel'"'"'s U over ... p = P, ..." (tools/storm.awk what=check)
@@ -365,7 +367,7 @@ for base in $(run_names check fg); do
 	} >>"$S/storm"
 done
 [ -s "$S/storm" ] || die "tools/runs.conf names no unpatched check run with thp_usemem -b"
-echo "make check fails a mode whose mean per fill exceeds the unpatched kernel's by more than $allow_out swap-outs or $allow_pass kswapd passes (tools/check.sh, step 9); p is the one-sided permutation test of \"more than the unpatched kernel\" over the fills (tools/storm.awk), printed, not judged." >>"$S/storm"
+echo "make check fails a mode whose mean per fill exceeds the unpatched kernel's by more than $allow_out swap-outs or $allow_pass kswapd passes when, too, p <= $alpha (tools/check.sh, step 9); p is the one-sided permutation test of \"more than the unpatched kernel\" over the fills (tools/storm.awk)." >>"$S/storm"
 
 # ---- fault cost: the bench report's section 4 ----------------------------------
 if [ -z "$bench" ]; then

@@ -9,8 +9,9 @@
 #       reuse, console, run, took, dmesg, diag, rerun)
 # and may set runs_topo to put every run on another topology (bench --topo).
 #
-#   run_names PLAN START [TOPOS]   the plan's runs that start so (fg, bg,
-#                                  alone), in plan order, on one of TOPOS
+#   run_names PLAN "START..." [TOPOS]  the plan's runs that start so (fg,
+#                                  quiet, bg, alone; one or more), in plan
+#                                  order, on one of TOPOS
 #   run_flavours PLAN [TOPOS]      the kernel flavours those runs boot
 #   run_start PLAN NAME            boot in the background, or reuse
 #   run_wait PLAN NAME             wait for a started run
@@ -19,6 +20,9 @@
 #   run_dir PLAN NAME              where it is: output.log, dmesg.log, rc ...
 #   runs_reused                    how many reports were of reused runs
 RUNS_CONF=$TOPDIR/tools/runs.conf
+# Fills per boot of the usemem storm rows ({storm_fills}): make check's
+# 20, unless the caller (make bench, a test) set STORM_FILLS first.
+: "${STORM_FILLS:=20}"
 runs_topo=${runs_topo:-}
 runs_reused=0
 runs_pids=
@@ -39,9 +43,9 @@ run_row() {
 	[ -z "$runs_topo" ] || r_topo=$runs_topo
 }
 
-run_names() { # run_names PLAN START [TOPOS]
-	awk -v p="$1" -v s="$2" -v topos=" ${3:-} " -v over="$runs_topo" '
-		$1 == p && $9 == s && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) { print $2 }' \
+run_names() { # run_names PLAN "START..." [TOPOS]
+	awk -v p="$1" -v s=" $2 " -v topos=" ${3:-} " -v over="$runs_topo" '
+		$1 == p && index(s, " " $9 " ") && (topos == "  " || index(topos, " " (over != "" ? over : $4) " ")) { print $2 }' \
 		"$RUNS_CONF"
 }
 
@@ -57,7 +61,7 @@ run_command() {
 	r_spec=$(awk -v t="$r_topo" '$1 == t { print $2, $3, $4 }' "$TOPDIR/tools/topologies.conf")
 	printf '%s\n' "$r_cmds" | awk -v fl="$r_flavour" -v topo="$r_spec" \
 		-v stress="${STRESS_SECONDS:-60}" -v limit="${SELFTEST_LIMIT:-240}" \
-		-v fills="${STORM_FILLS:-10}" '
+		-v fills="$STORM_FILLS" '
 	function put(s, k, v,    i) {
 		while ((i = index(s, k)) > 0)
 			s = substr(s, 1, i - 1) v substr(s, i + length(k))
@@ -81,7 +85,7 @@ run_command() {
 # What a run depends on; a recorded run with the same key is reused:
 # the kernel image, the runner and guest init script, the guest image's
 # recipe, the topology, accelerator, mode, swap, scratch disk and timeout,
-# the command,
+# whether it ran quiet, the command,
 # the staged files the command can use, and the QEMU version.  The
 # selftests/mm runs depend on the staged selftests and their scripts only,
 # not on the project's test programs, so those can change without a
@@ -93,6 +97,8 @@ run_key() { # run_key GUEST-COMMAND
 	  awk -v t="$r_topo" '$1 == t' "$TOPDIR/tools/topologies.conf"
 	  echo "accel=${ACCEL:-tcg} mode=$r_mode swap=$r_swap timeout=$r_timeout"
 	  [ "$r_scratch" = - ] || echo "scratch=$r_scratch"
+	  # a quiet run is reused only from a boot that had the machine to itself
+	  [ "$r_start" != quiet ] || echo "start=quiet"
 	  printf '%s\n' "$1"
 	  case $1 in
 	  *selftests-mm*) find "$CACHE/stage/selftests" "$CACHE/stage/bin/selftests-mm.sh" \

@@ -182,16 +182,32 @@ is "permutation test: no test on a counter no fill has" \
 awk -f "$TOPDIR/tools/storm.awk" -v what=table -v tree=7.3 "$tmp/storm-random.csv" | grep -q 'left out of their figures: node-first: 10 fills without kswapd passes'
 tap $? "storm table: says which counters were missing (-1) and left out"
 # make check's verdicts (what=check): a mode's mean above the unpatched
-# kernel's by more than the allowance fails, and so does a group with
-# another number of fills than make check ran
-chk() { awk -f "$TOPDIR/tools/storm.awk" -v what=check -v tree="$1" -v want="$2" -v allow_out="$3" -v allow_pass="$4" "$5" | cut -f1,2 | tr '\t\n' ':,'; }
+# kernel's by more than the allowance, with the permutation test's p at
+# most alpha, fails; so does a group with another number of fills than
+# make check ran.  Three fills a side have C(6,3) = 20 labellings, so
+# their smallest p is 0.05; the checks below use alpha 0.1 unless named.
+chk() { awk -f "$TOPDIR/tools/storm.awk" -v what=check -v tree="$1" -v want="$2" -v allow_out="$3" -v allow_pass="$4" -v alpha="${6:-0.1}" "$5" | cut -f1,2 | tr '\t\n' ':,'; }
 is "check: within the allowance passes, every mode and counter" "$(chk 6.12 3 50000 5 "$R/storm.csv")" \
 	"ok:node-first swap-outs,ok:node-first kswapd passes,ok:guest swap-outs,ok:guest kswapd passes,ok:legacy swap-outs,ok:legacy kswapd passes,"
-is "check: node-first 48555 swap-outs and 4.7 passes above stock fail 15000 and 1" "$(chk 6.12 3 15000 1 "$R/storm.csv" | cut -d, -f1,2)" \
+is "check: node-first 48555 swap-outs and 4.7 passes above stock (p = 0.10, 0.05) fail 15000 and 1 at alpha 0.1" "$(chk 6.12 3 15000 1 "$R/storm.csv" | cut -d, -f1,2)" \
 	"fail:node-first swap-outs,fail:node-first kswapd passes"
+is "check: the same excess passes at alpha 0.01 (three fills a side can be chance)" "$(chk 6.12 3 15000 1 "$R/storm.csv" 0.01 | cut -d, -f1,2)" \
+	"ok:node-first swap-outs,ok:node-first kswapd passes"
 is "check: fills missing fail the unpatched kernel's group" "$(chk 6.12 4 15000 1 "$R/storm.csv")" "fail:the unpatched kernel,"
 is "check: a counter no fill has fails" "$(chk 7.3 10 100000 100 "$tmp/storm-random.csv" | cut -d, -f2)" \
 	"fail:node-first kswapd passes"
+is "check: 10 fills of 60000 against stock's 0 and 40000 fail at alpha 0.01 (p = 0.000)" "$(chk 7.3 10 15000 100 "$tmp/storm-random.csv" 0.01 | cut -d, -f1)" \
+	"fail:node-first swap-outs"
+# one fill far above stock's and nine at its level: the mean excess is
+# beyond the allowance, but one fill in ten is chance (p = 0.5)
+awk 'BEGIN { print "tree,kernel,mode,fill,swapouts,swapins,kswapd_passes,compact_stalls,pgscan_kswapd,pgscan_direct,hit_quickly,thp_pct,node0_pct,seconds,neighbour"
+	for (i = 1; i <= 10; i++) {
+		printf("6.12,patched,legacy,%d,%d,0,1,0,0,0,0,99,30,1.0,fired\n", i, i == 1 ? 200000 : 1000 * i)
+		printf("6.12,unpatched,stock,%d,%d,0,1,0,0,0,0,99,30,1.0,fired\n", i, 1000 * i)
+	} }' >"$tmp/storm-one.csv"
+is "check: one outlying fill is beyond the allowance but not below alpha: ok" "$(chk 6.12 10 15000 2 "$tmp/storm-one.csv" 0.01 | cut -d, -f1)" \
+	"ok:legacy swap-outs"
+is "check: an alpha that is not a level fails the verdict" "$(chk 6.12 10 15000 2 "$tmp/storm-one.csv" 1.5)" "fail:the verdict,"
 
 # ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
 mkdir "$tmp/bin"

@@ -127,10 +127,14 @@ is "storm: 7.3 node-first's row" "$(section storm | grep -F '| patched | node-fi
 	"| patched | node-first | 3 | 2 | 7 | 29204 | 87606 | 1 | 0 | 100 | 29 | 0 |"
 is "storm: 6.12 unpatched's row" "$(section storm | grep -F '| unpatched | stock |' | sed -n 1p)" \
 	"| unpatched | stock | 3 | 3 | 24315 | 23172 | 43106 | 1 | 1 | 94 | 25 | 0 |"
-is "storm: make check's verdicts, a failing one included" \
+# Three fills a side have 20 labellings, so p is never below 0.05 and no
+# verdict at check.sh's alpha of 0.01 fails, whatever the means (the
+# 7.3 node-first and guest fixtures are 29190 and 23222 swap-outs per
+# fill above stock's, at p = 0.35 and 0.5).
+is "storm: make check's verdicts, none below alpha with three fills a side" \
 	"$(section storm | grep -E '^\| (node-first|guest|legacy) \| [0-9]' | awk -F' [|] ' '{ printf("%s ", $NF) }')" \
-	"ok | ok | ok | fail | fail | ok | "
-is "storm: the allowance read from tools/check.sh" "$(section storm | grep -c 'more than 15000 swap-outs or 2 kswapd passes')" 1
+	"ok | ok | ok | ok | ok | ok | "
+is "storm: the allowance and alpha read from tools/check.sh" "$(section storm | grep -c 'more than 15000 swap-outs or 2 kswapd passes when, too, p <= 0.01')" 1
 # header and fault cost
 section header >"$tmp/header"
 grep -q "from the 26 \`make check\` runs of [0-9-]* [0-9:]* to [0-9-]* [0-9:]* in .*, commit [0-9a-f]\{7,\}" "$tmp/header"

@@ -33,7 +33,7 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 		if ($6 !~ /^(-|[0-9]+)$/) bad = bad " swap"
 		if ($7 !~ /^(-|[0-9]+)$/) bad = bad " scratch"
 		if ($8 !~ /^(yes|no)$/) bad = bad " reuse"
-		if ($9 !~ /^(fg|bg|alone)$/) bad = bad " start"
+		if ($9 !~ /^(fg|quiet|bg|alone)$/) bad = bad " start"
 		if ($10 !~ /^[0-9]+$/) bad = bad " timeout"
 		if (NF < 11) bad = bad " commands"
 		if (seen[$1 " " $2]++) bad = bad " name(twice)"
@@ -41,6 +41,16 @@ awk -v topos="$(awk '!/^#/ && NF { printf " %s ", $1 }' "$REAL/tools/topologies.
 	}' "$REAL/tools/runs.conf" >"$tmp/bad-rows"
 [ ! -s "$tmp/bad-rows" ]
 tap $? "runs.conf: every row has a known plan, flavour, topology, mode, swap, scratch, reuse, start, a timeout and commands ($(tr '\n' ';' <"$tmp/bad-rows"))"
+
+# The counters of the storm and aged rows move with the CPU time a guest
+# gets: they and their references run quiet (no guest beside them), and a
+# storm's reference is booted afresh each time, not one boot's sample
+# judged again in every make check.
+awk '$1 == "check" && ($0 ~ /thp_usemem -b|thp_aged/) && $9 != "quiet" { print $2 }
+	$1 == "check" && $2 ~ /baseline-storm$/ && $8 != "no" { print $2 " reused" }' \
+	"$REAL/tools/runs.conf" >"$tmp/loud"
+[ ! -s "$tmp/loud" ]
+tap $? "runs.conf: every check row of thp_usemem -b or thp_aged starts quiet, and no storm reference is reused ($(tr '\n' ';' <"$tmp/loud"))"
 
 # ---- a tree with stand-ins ---------------------------------------------------
 T=$tmp/tree
@@ -151,9 +161,17 @@ run_command_of() { # run_command_of RUN
 	  . "$T/tools/runs.sh"
 	  run_row check "$1" && run_command )
 }
-is "a command with quotes and redirections stays one argument" \
+is "a command with quotes and redirections stays one argument, make check's 20 storm fills by default" \
 	"$(run_command_of patched-storm-nf)" \
-	"run-tests.sh 'mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '\\''# swap on /dev/vdb'\\''' 'thp_usemem -b -n 10 -m node-first'"
+	"run-tests.sh 'mkswap /dev/vdb >/dev/null && swapon /dev/vdb && echo '\\''# swap on /dev/vdb'\\''' 'thp_usemem -b -n 20 -m node-first'"
+key_of() { # key_of RUN [START]: the run's reuse key, as START if given
+	( TOPDIR=$T CACHE=$tmp/cache QEMU=$tmp/bin/qemu-stand-in
+	  export TOPDIR CACHE QEMU
+	  . "$T/tools/runs.sh"
+	  run_row check "$1" && r_start=${2:-$r_start} && run_key "$(run_command)" 2>/dev/null )
+}
+[ -n "$(key_of baseline-aged)" ] && [ "$(key_of baseline-aged)" != "$(key_of baseline-aged fg)" ]
+tap $? "a quiet run is not reused from a boot that ran in the foreground (keys $(key_of baseline-aged), $(key_of baseline-aged fg))"
 is "STORM_FILLS reaches {storm_fills}" "$(STORM_FILLS=30 run_command_of patched-storm-nf | sed 's/.* \(.thp_usemem\)/\1/')" "'thp_usemem -b -n 30 -m node-first'"
 is "STRESS_SECONDS reaches {stress_seconds}" "$(STRESS_SECONDS=7 run_command_of debug-epyc4 | sed 's/.* \(.stress\)/\1/')" "'stress.sh 7'"
 
@@ -184,11 +202,13 @@ tap $? "a guest that never boots fails, naming its console log"
 names() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_names "$@" | tr '\n' ' ' ); }
 is "run_names: background runs on the default topologies" "$(names check bg "2node epyc4 chain4 cxl")" "debug-epyc4 "
 is "run_names: without epyc4 the epyc4 runs are left out" "$(names check fg "2node")" "baseline-2node patched-2node 7.3-patched-2node "
+is "run_names: fg and quiet together, in plan order" "$(names check "fg quiet" "1node")" "baseline-1node patched-kunit-1node patched-1node 7.3-baseline-1node 7.3-patched-kunit-1node 7.3-patched-1node "
+is "run_names: the quiet runs alone" "$(names check quiet "1node")" "baseline-1node patched-1node 7.3-baseline-1node 7.3-patched-1node "
 is "run_names: the runs that need the machine alone, 7.3's debug run first" "$(names check alone)" "7.3-debug-epyc4 baseline-selftests patched-selftests "
 is "run_names: the bench plan in order" "$(names bench fg)" "numa-lat placement-patched placement-baseline faultcost aged-patched aged-baseline aged-patched-1node aged-baseline-1node aged-alone-nf aged-alone-legacy aged-nodrain storm-patched-nf storm-patched-guest storm-patched-legacy storm-baseline storm-7.3-patched-nf storm-7.3-patched-guest storm-7.3-patched-legacy storm-7.3-baseline "
 is "run_names: the quick bench's storm is 6.12's" "$(names bench-quick fg | tr ' ' '\n' | grep '^storm-' | tr '\n' ' ')" "storm-patched-nf storm-patched-guest storm-patched-legacy storm-baseline "
 flavours() { ( TOPDIR=$T; . "$T/tools/runs.sh"; run_flavours "$@" | tr '\n' ' ' ); }
-is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched debug 7.3-baseline 7.3-patched 7.3-debug "
+is "run_flavours: make check builds each kernel once, both trees" "$(flavours check)" "baseline patched 7.3-baseline 7.3-patched debug 7.3-debug "
 is "run_flavours: only the chosen topologies' kernels" "$(flavours check "2node chain4")" "baseline patched 7.3-patched "
 is "run_flavours: make bench boots both trees' kernels, 7.3's for the storm, and the nodrain kernel for the aged attribution" "$(flavours bench)" "patched baseline nodrain 7.3-patched 7.3-baseline "
 is "run_flavours: make bench QUICK=1 boots the 6.12 kernels only" "$(flavours bench-quick)" "patched baseline "
@@ -202,7 +222,7 @@ run_scratch_of() { # the run-guest arguments of a row, from run_start with a sta
 is "the scratch column is read as its own field" "$(run_scratch_of bench aged-patched-1node)" "-|2048|no|fg|900"
 plan patched-epyc4
 is "the scratch column reaches run-guest as --scratch" "$(cat "$tmp/boots.disks" 2>/dev/null)" "--scratch 512"
-is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-storm-nf)" "1024|-|no|fg|1200"
+is "a row with swap and no scratch keeps its fields" "$(run_scratch_of check patched-storm-nf)" "1024|-|no|quiet|1200"
 is "the bench's storm rows: swap, an hour's timeout" "$(run_scratch_of bench storm-7.3-patched-nf)" "1024|-|no|fg|3600"
 is "the commands follow the timeout column" "$( ( TOPDIR=$T; . "$T/tools/runs.sh"; run_row check patched-1node && echo "${r_cmds%% ;*}" ) )" "topology.sh {topology}"
 
