@@ -16,7 +16,7 @@ ACCEL ?= tcg
 T ?= thp_scenarios
 
 .PHONY: help check bench results kernel baseline debug rootfs stage boot test dry-run \
-	series-check series-build clean-cache
+	deb host-check host-bench series-check series-build clean-cache
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -68,6 +68,18 @@ test: rootfs kernel stage
 dry-run:
 	@tools/run-guest --dry-run --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
 		$(if $(MODE),--mode $(MODE)) -- true
+
+## deb           Debian packages of a kernel (bindeb-pkg) to install on a real machine: FLAVOUR=patched|baseline|debug, TREE=6.12|7.3, CONFIG=distro (default; DEB_CONFIG=file) or guest
+deb:
+	@tools/deb.sh --config $(or $(CONFIG),distro) $(FLAVOUR)
+
+## host-check    the suite on this machine, booted into a patched kernel on real NUMA hardware; refuses without HOST_ARGS=--yes-this-machine (and --unpatched, --module nodestate.ko, --quick, --fills N, --out DIR: tools/host.sh)
+host-check:
+	@tools/host.sh check $(HOST_ARGS)
+
+## host-bench    numa-lat's per-distance table, fault cost and the storm on this machine (HOST_ARGS as for host-check)
+host-bench:
+	@tools/host.sh bench $(HOST_ARGS)
 
 ## series-check  patches apply (git am, patch -p1) and pass checkpatch --strict (TREE=7.3: the 7.3 series)
 series-check:

@@ -61,9 +61,11 @@ make -s $always -C "$TOPDIR/tools/numa-lat" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 make -s $always -C "$TOPDIR/tools/thp-numa-exec" O="$STAGE/bin" >>"$LOG" 2>&1 ||
 	{ tail -n 20 "$LOG" >&2; die "building thp-numa-exec failed; see $LOG"; }
 echo "$src_hash" >"$STAGE/bin/.src-hash"
-for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh; do
+for s in run-tests.sh kunit-results.sh topology.sh selftests-mm.sh stress.sh splat-check.sh splat-patterns aged-trace.sh host-check-test.sh; do
 	install -m 0755 "$TOPDIR/mm-tests/$s" "$STAGE/bin/$s"
 done
+# make host-check's runner: the guest plays the host (host-check-test.sh)
+install -m 0755 "$TOPDIR/tools/host.sh" "$STAGE/bin/host.sh"
 # the one parser of guest output; kunit-results.sh uses it in the guest
 install -m 0644 "$TOPDIR/tools/guest-output.awk" "$STAGE/bin/guest-output.awk"
 

@@ -1,0 +1,203 @@
+#!/bin/sh
+# The test suite on the machine itself, for someone booted into a patched
+# (or unpatched) kernel on real NUMA hardware.  It writes THP sysfs knobs
+# and vm sysctls and fills memory, so it refuses to start unless:
+#   - the running kernel has the numa_fallback knob, or --unpatched names
+#     it the unpatched reference (and it has no knob);
+#   - the machine has at least two memory nodes;
+#   - --yes-this-machine is given;
+#   - it runs as root.
+# Every reason that holds is printed, and nothing is written before all of
+# them pass.  Then every value under /sys/kernel/mm/transparent_hugepage
+# and the vm sysctls the tests touch are saved, and written back when it
+# ends: normally, on failure, on Ctrl-C (INT), TERM or HUP.  The values
+# after the restore are compared with the saved ones and any difference is
+# a failure.
+#
+#   tools/host.sh check|bench --yes-this-machine [--unpatched] [--quick]
+#                 [--module nodestate.ko] [--fills N] [--out DIR]
+#
+# check    thp_local, thp_knob (patched), the placement rows (thp_scenarios:
+#          the design's rows, the class rows, 64K mTHP; need --module, a
+#          nodestate.ko built for the running kernel); --quick stops there.
+#          Then thp_policy and thp_usemem -b (the storm: one kswapd wake on
+#          the CPU's node per fill), each mode in turn (legacy only with
+#          --unpatched).
+# bench    numa-lat's per-distance table (the real one, unlike the
+#          emulator's), thp_faultcost and the storm.
+# --out    where output.log and the saved values go (default: a new
+#          directory under ${TMPDIR:-/tmp}); the TAP goes to stdout too.
+#
+# Exit status: 0 when every test passed, 1 when one failed or the restore
+# left a value changed, 2 when it refused to start.  The binaries are those
+# on PATH (the guest's), else built from mm-tests/ into $CACHE/host/bin.
+# make check runs this in a guest, which plays the host
+# (mm-tests/host-check-test.sh); it never runs it on the machine it runs on.
+set -u
+prog=host.sh
+here=$(cd "$(dirname "$0")" && pwd)
+verb=${1:-}
+[ $# -gt 0 ] && shift
+yes='' unpatched='' quick='' module='' fills=2 out=''
+usage() {
+	echo "usage: $prog check|bench --yes-this-machine [--unpatched] [--quick] [--module nodestate.ko] [--fills N] [--out DIR]" >&2
+	exit 2
+}
+case $verb in check | bench) ;; *) usage ;; esac
+while [ $# -gt 0 ]; do
+	case $1 in
+	--yes-this-machine) yes=1 ;;
+	--unpatched) unpatched=1 ;;
+	--quick) quick=1 ;;
+	--module) [ $# -ge 2 ] || usage; module=$2; shift ;;
+	--fills) [ $# -ge 2 ] || usage; fills=$2; shift ;;
+	--out) [ $# -ge 2 ] || usage; out=$2; shift ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage ;;
+	esac
+	shift
+done
+case $fills in '' | *[!0-9]* | 0) echo "$prog: --fills takes a whole number from 1, not '$fills'" >&2; exit 2 ;; esac
+
+# HOST_THP, HOST_SYS_NODE and HOST_VM put the tree it reads and writes
+# elsewhere (tools/test-host.sh, which must never reach the real ones).
+THP=${HOST_THP:-/sys/kernel/mm/transparent_hugepage}
+SYS_NODE=${HOST_SYS_NODE:-/sys/devices/system/node}
+VM=${HOST_VM:-/proc/sys/vm}
+
+# ---- refusals: all of them, before anything is written ---------------------
+mem_nodes() {
+	n=0
+	for d in "$SYS_NODE"/node[0-9]*; do
+		[ -r "$d/meminfo" ] || continue
+		kb=$(awk '/MemTotal:/ { print $4 }' "$d/meminfo")
+		[ "${kb:-0}" -gt 0 ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+no=
+refuse() { no="$no$1
+"; }
+nodes=$(mem_nodes)
+[ "$nodes" -ge 2 ] ||
+	refuse "this machine has $nodes memory node(s): there is no placement to test on fewer than two"
+if [ -e "$THP/numa_fallback" ]; then
+	[ -z "$unpatched" ] ||
+		refuse "--unpatched names the unpatched reference, but the running kernel ($(uname -r)) has $THP/numa_fallback: boot the unpatched kernel, or leave --unpatched out"
+elif [ -z "$unpatched" ]; then
+	refuse "the running kernel ($(uname -r)) has no $THP/numa_fallback: boot a kernel with the series (make deb), or pass --unpatched if this is the unpatched reference"
+fi
+[ -n "$yes" ] ||
+	refuse "it writes THP sysfs knobs and vm sysctls and fills most of memory on this machine: pass --yes-this-machine to agree"
+[ "$(id -u)" = 0 ] || refuse "it writes sysfs: run it as root"
+if [ -n "$module" ] && [ ! -r "$module" ]; then
+	refuse "--module $module: no such file"
+fi
+if [ -n "$no" ]; then
+	printf '%s' "$no" | sed "s/^/$prog: refused: /" >&2
+	exit 2
+fi
+
+# ---- the binaries -----------------------------------------------------------
+if command -v thp_local >/dev/null 2>&1 && command -v run-tests.sh >/dev/null 2>&1; then
+	:
+else
+	top=$(cd "$here/.." && pwd)
+	bin=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/thp-numa}/host/bin
+	echo "# $prog: building the test programs into $bin"
+	mkdir -p "$bin" && make -s -C "$top/mm-tests" O="$bin" >&2 ||
+		{ echo "$prog: cannot build mm-tests into $bin (needs cc and the kernel's UAPI headers: KHDR=)" >&2; exit 2; }
+	for s in run-tests.sh splat-patterns; do
+		cp "$top/mm-tests/$s" "$bin/" || exit 2
+	done
+	if [ "$verb" = bench ]; then
+		make -s -C "$top/tools/numa-lat" O="$bin" >&2 ||
+			{ echo "$prog: cannot build numa-lat into $bin" >&2; exit 2; }
+	fi
+	PATH=$bin:$PATH
+	export PATH
+fi
+
+[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/thp-numa-host.XXXXXX")
+mkdir -p "$out" || exit 2
+
+# ---- save, and restore on every way out --------------------------------------
+# One "path<TAB>value" line per value: a bracketed choice ("always
+# [madvise] never") as the chosen word.
+VM_KNOBS="compaction_proactiveness watermark_boost_factor watermark_scale_factor min_free_kbytes zone_reclaim_mode percpu_pagelist_high_fraction defrag_mode"
+snapshot() {
+	{
+		find "$THP" -type f -perm -u+w 2>/dev/null | sort
+		for k in $VM_KNOBS; do
+			[ -w "$VM/$k" ] && echo "$VM/$k"
+		done
+	} | while IFS= read -r f; do
+		v=$(cat "$f" 2>/dev/null) || continue
+		case $v in *"["*"]"*) v=$(echo "$v" | sed 's/.*\[\(.*\)\].*/\1/') ;; esac
+		printf '%s\t%s\n' "$f" "$v"
+	done
+}
+snapshot >"$out/sysfs.before"
+echo "# $prog: saved $(wc -l <"$out/sysfs.before" | tr -d ' ') values ($out/sysfs.before)"
+loaded=
+restored=
+restore() {
+	[ -n "$restored" ] && return
+	restored=1
+	[ -z "$loaded" ] || rmmod nodestate 2>/dev/null
+	# twice: some knobs refuse a value until another one is back (khugepaged
+	# settings while THP is off, say)
+	for _ in 1 2; do
+		while IFS='	' read -r f v; do
+			cur=$(cat "$f" 2>/dev/null)
+			case $cur in *"["*"]"*) cur=$(echo "$cur" | sed 's/.*\[\(.*\)\].*/\1/') ;; esac
+			[ "$cur" = "$v" ] || echo "$v" >"$f" 2>/dev/null
+		done <"$out/sysfs.before"
+	done
+	snapshot >"$out/sysfs.after"
+	if cmp -s "$out/sysfs.before" "$out/sysfs.after"; then
+		echo "ok - $prog: every saved value restored ($(wc -l <"$out/sysfs.before" | tr -d ' ') values)"
+	else
+		echo "not ok - $prog: every saved value restored"
+		diff "$out/sysfs.before" "$out/sysfs.after" | sed 's/^/# /'
+		failed=1
+	fi
+}
+failed=0
+trap 'restore; exit $((failed ? 1 : 0))' EXIT
+trap 'echo "# $prog: interrupted (INT): restoring"; failed=1; exit 1' INT
+trap 'echo "# $prog: terminated: restoring"; failed=1; exit 1' TERM HUP
+
+# ---- the commands -------------------------------------------------------------
+set --
+if [ -n "$unpatched" ]; then modes=legacy; else modes="node-first guest legacy"; fi
+if [ "$verb" = check ]; then
+	set -- "$@" thp_local
+	[ -n "$unpatched" ] || set -- "$@" thp_knob
+	if [ -n "$module" ]; then
+		insmod "$module" || { echo "not ok - $prog: insmod $module"; failed=1; exit 1; }
+		loaded=1
+		m=
+		[ -z "$unpatched" ] || m="-m legacy"
+		set -- "$@" "thp_scenarios $m" "thp_scenarios $m -r classes" "thp_scenarios $m -r mthp -k inherit"
+	else
+		echo "ok - $prog: placement rows # SKIP no --module: they need nodestate.ko built for $(uname -r)"
+	fi
+	if [ -z "$quick" ]; then
+		set -- "$@" --allow "oom-kill|Call Trace" thp_policy
+		for m in $modes; do
+			set -- "$@" "thp_usemem -b -n $fills -m $m"
+		done
+	fi
+else
+	set -- "$@" "NUMA_LAT_PROGRESS=1 numa-lat -t 64 -x -o $out/numa-lat" thp_faultcost
+	for m in $modes; do
+		set -- "$@" "thp_usemem -b -n $fills -m $m"
+	done
+fi
+echo "# $prog: $verb on $(uname -r), $nodes memory nodes, output in $out"
+run-tests.sh "$@" 2>&1 | tee "$out/output.log"
+# a failed check, a command that exited non-zero, a program that bailed out
+bad=$(grep -cE '^not ok|^# [^ ]+ exited [0-9]+$|^Bail out!' "$out/output.log")
+# shellcheck disable=SC2034 # read by the EXIT trap
+[ "$bad" = 0 ] || failed=1
+echo "# $prog: $(grep -c '^ok' "$out/output.log") ok, $bad failed ($out/output.log)"
