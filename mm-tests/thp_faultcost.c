@@ -4,7 +4,13 @@
  * fault throughput and per-2M fault latency of a MADV_HUGEPAGE region in
  * each numa_fallback mode, in one boot, with node 0 FREE and then FRAG.
  *
- *   thp_faultcost [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG,SPLIT] [-k]
+ *   thp_faultcost [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG,SPLIT,FAR] [-k]
+ *
+ * FAR makes every node nearer to node 0 than its farthest distance class
+ * FULL (node 0 included) and leaves that class FREE: each fault's walk
+ * crosses every class before it finds a page, which is what its cost per
+ * class and per node (make bench's walk cost against the machine's width)
+ * is measured on.  The other states are node 0's, every other node FREE.
  *
  * -k turns 64K mTHP on (inherit) and adds "+64K" to the state names: with
  * node 0 FRAG the faults then take local 64K folios, with SPLIT (no free
@@ -67,13 +73,35 @@ struct run {
 static struct run runs[MAX_MODES][MAX_REPS];
 static const char *state_suffix = "";
 
-/* "FRAG", or "FRAG+64K" with -k. */
+/* "FRAG", or "FRAG+64K" with -k; FULL stands for FAR (see above). */
 static const char *state_label(enum nstate st)
 {
 	static char buf[32];
 
-	snprintf(buf, sizeof(buf), "%s%s", nstate_name[st], state_suffix);
+	snprintf(buf, sizeof(buf), "%s%s", st == FULL ? "FAR" : nstate_name[st],
+		 state_suffix);
 	return buf;
+}
+
+/* The state @st (FULL: FAR) gives node @nid. */
+static enum nstate node_want(enum nstate st, int nid)
+{
+	int i, last = 0;
+
+	if (st != FULL)
+		return nid == 0 ? st : FREE;
+	for (i = 0; i < nr_nodes; i++)
+		if (dist_class(0, i) > last)
+			last = dist_class(0, i);
+	return dist_class(0, nid) < last ? FULL : FREE;
+}
+
+static void nodes_free(void)
+{
+	int i;
+
+	for (i = 0; i < nr_nodes; i++)
+		node_state_set(i, FREE);
 }
 
 static long deltas[MAX_MODES][NR_COUNTERS];
@@ -220,16 +248,21 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 	int legacy = -1, m, r, i;
 	char why[256];
 
-	for (i = 0; i < nr_nodes; i++)
-		node_state_set(i, FREE);
-	if (st != FREE && node_state_set(0, st)) {
-		fprintf(stderr, "thp_faultcost: cannot put node0 in %s (is nodestate.ko loaded?)\n",
-			state_label(st));
+	nodes_free();
+	for (i = 0; i < nr_nodes; i++) {
+		if (node_want(st, i) == FREE || !node_state_set(i, node_want(st, i)))
+			continue;
+		fprintf(stderr, "thp_faultcost: cannot put node%d in %s for %s (is nodestate.ko loaded?)\n",
+			i, nstate_name[node_want(st, i)], state_label(st));
+		nodes_free();
 		return -1;
 	}
-	if (!node_state_check(0, st, why, sizeof(why))) {
-		fprintf(stderr, "thp_faultcost: node0 is not %s: %s\n", state_label(st), why);
-		node_state_set(0, FREE);
+	for (i = 0; i < nr_nodes; i++) {
+		if (node_state_check(i, node_want(st, i), why, sizeof(why)))
+			continue;
+		fprintf(stderr, "thp_faultcost: node%d is not %s for %s: %s\n", i,
+			nstate_name[node_want(st, i)], state_label(st), why);
+		nodes_free();
 		return -1;
 	}
 	printf("# faultcost-setup|%s|%zu|%d\n", state_label(st), len >> 20, reps);
@@ -257,7 +290,7 @@ static int run_state(enum nstate st, char **mode_v, int nmodes, int reps, size_t
 		}
 		fflush(stdout);
 	}
-	node_state_set(0, FREE);
+	nodes_free();
 
 	for (m = 0; m < nmodes; m++)
 		if (!strcmp(mode_v[m], "legacy"))
@@ -327,7 +360,7 @@ int main(int argc, char **argv)
 		case 'S': states = optarg; break;
 		case 'k': state_suffix = "+64K"; break;
 		default:
-			fprintf(stderr, "usage: %s [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG,SPLIT] [-k]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-s MiB] [-r reps] [-m modes] [-S FREE,FRAG,SPLIT,FAR] [-k]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -354,10 +387,10 @@ int main(int argc, char **argv)
 	list = strdup(states);
 	for (s = strtok(list, ","); s; s = strtok(NULL, ",")) {
 		enum nstate st = !strcmp(s, "FRAG") ? FRAG : !strcmp(s, "FREE") ? FREE :
-				 !strcmp(s, "SPLIT") ? SPLIT : FULL;
+				 !strcmp(s, "SPLIT") ? SPLIT : !strcmp(s, "FAR") ? FULL : LOW;
 
-		if (st == FULL) {
-			fprintf(stderr, "thp_faultcost: state '%s': use FREE, FRAG or SPLIT\n", s);
+		if (st == LOW) {
+			fprintf(stderr, "thp_faultcost: state '%s': use FREE, FRAG, SPLIT or FAR\n", s);
 			return 2;
 		}
 		if (run_state(st, mode_v, nmodes, reps, mib << 20, tp_fd))

@@ -10,8 +10,11 @@
  *                 [-k inherit|always] (64K mTHP on) [-P] (PMD THP off)
  *
  * rows: "epyc4" (the six rows of the design's table, default), "deep"
- * (rows that push the first fit to the third and fourth zonelist node) or
- * "mthp" (rows for 64K mTHP: SPLIT nodes have no free 64K block left).
+ * (rows that push the first fit to the third and fourth zonelist node),
+ * "mthp" (rows for 64K mTHP: SPLIT nodes have no free 64K block left) or
+ * "classes" (states by distance class, for machines of any width: the
+ * design's rows moved to the nearest remote class, the middle one and
+ * the farthest).
  * With -k every fault of the region may take 64K, not only the first of
  * each 2M range, and the 64K folios are checked against the mTHP
  * counters; -P turns PMD-sized THP off (hugepages-2048kB/enabled=never).
@@ -55,6 +58,76 @@ static const struct row rows_deep[] = {
 	{ { FRAG, FULL, FULL, FREE } }, { { FULL, FRAG, FULL, FREE } },
 	{ { FULL, FULL, FULL, FRAG } },
 };
+
+/*
+ * Rows by distance class from the CPU's node, not by zonelist position: the
+ * state of class 0, of the classes between it and the row's target class,
+ * of the target, and of the classes beyond it.  Each row runs with the
+ * target at the nearest remote class, the middle one and the farthest
+ * (those that differ), so on epyc8 and sgi16 the walk is made to cross
+ * one, several or every class before it finds what the row leaves.
+ */
+struct crow {
+	enum nstate local, below, at, beyond;
+};
+
+static const struct crow rows_classes[] = {
+	{ FULL, FULL, FREE, FREE },	/* the walk must reach the target */
+	{ FULL, FULL, FRAG, FREE },	/* small there, or a THP beyond it */
+	{ FRAG, FULL, FREE, FREE },	/* local small, or the target's THP */
+	{ FULL, FULL, FRAG, FULL },	/* small pages only, at the target */
+};
+
+enum { T_NEAR, T_MID, T_FAR, NR_TARGETS };
+static const char *const target_name[NR_TARGETS] = { "near", "mid", "far" };
+
+/* The farthest class seen from @cpu_node. */
+static int last_class(int cpu_node)
+{
+	int i, last = 0;
+
+	for (i = 0; i < nr_nodes; i++)
+		if (dist_class(cpu_node, i) > last)
+			last = dist_class(cpu_node, i);
+	return last;
+}
+
+/* The class of each target seen from @cpu_node, -1 for a duplicate. */
+static void class_targets(int cpu_node, int *t)
+{
+	int last = last_class(cpu_node);
+
+	t[T_NEAR] = last >= 1 ? 1 : -1;
+	t[T_FAR] = last > 1 ? last : -1;
+	t[T_MID] = (last + 1) / 2 > 1 && (last + 1) / 2 < last ? (last + 1) / 2 : -1;
+}
+
+/*
+ * Whether row @k at target class @t repeats an earlier row: at the
+ * farthest class nothing lies beyond, so rows that differ only there
+ * are the same.
+ */
+static bool crow_repeats(int k, int t, int last)
+{
+	int j;
+
+	for (j = 0; t == last && j < k; j++)
+		if (rows_classes[j].local == rows_classes[k].local &&
+		    rows_classes[j].below == rows_classes[k].below &&
+		    rows_classes[j].at == rows_classes[k].at)
+			return true;
+	return false;
+}
+
+/* How many class rows target class @t. */
+static int crows_at(int t, int last)
+{
+	int k, n = 0;
+
+	for (k = 0; k < (int)ARRAY_LEN(rows_classes); k++)
+		n += !crow_repeats(k, t, last);
+	return n;
+}
 
 static const char *const counters[] = {
 	"thp_fault_huge_local", "thp_fault_huge_remote",
@@ -127,14 +200,19 @@ static void reset_states(void)
 		write_file(WSF, wsf_default);
 }
 
+/*
+ * One row: @st_in holds the state of each zonelist position from
+ * @cpu_node (@n of them, as walk_order() gives), @st_s names them.
+ */
 static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
-		    const struct row *r, int depth, const char *rows_name)
+		    const enum nstate *st_in, const char *st_s,
+		    const char *rows_name)
 {
 	long hist[MAX_NODES][NR_SIZES], want[MAX_NODES][NR_SIZES];
 	long before[NR_COUNTERS], after[NR_COUNTERS], ranges = len / HPAGE_SZ;
 	long mbefore[4], mafter[4], mend[4], split = 0, rsplit = 0, m64 = 0, small = 0;
 	long miss0, miss1;
-	char desc[160], got_s[256], want_s[256], why[256], st_s[64] = "", cls_s[64];
+	char desc[256], got_s[256], want_s[256], why[256], cls_s[96];
 	char drift[512], start[512];
 	int walk[MAX_NODES], n = walk_order(cpu_node, walk);
 	enum nstate st[MAX_NODES];
@@ -144,18 +222,11 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	char *buf;
 
 	for (i = 0; i < n; i++)
-		st[i] = i < depth ? r->st[i] : FREE;
-	for (i = 0; i < depth && i < n; i++)
-		snprintf(st_s + strlen(st_s), sizeof(st_s) - strlen(st_s), "%s%s",
-			 i ? "," : "", nstate_name[st[i]]);
+		st[i] = st_in[i];
 	snprintf(desc, sizeof(desc), "%s cpu-node%d %s %s%s%s %s", rows_name, cpu_node,
 		 mode, madv ? "madvise" : "always",
 		 sizes & (1u << SZ_MTHP) ? "+64K" : "",
 		 sizes & (1u << SZ_THP) ? "" : "-2M", st_s);
-	if (depth > n) {
-		tap_skipped("topology has fewer nodes than the row", "%s", desc);
-		return;
-	}
 
 	/*
 	 * A LOW node holds a few free pageblocks above min + 512 pages: the
@@ -345,6 +416,10 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	if (!ok) {
 		tap_diag("got:      %s%s", got_s, pl.unplaced ? " (some pages not placed)" : "");
 		tap_diag("expected: %s", want_s);
+		tap_diag("pages: %ld in the expected cell of %ld expected, %ld 4k beside it of %ld; %ld in all, %ld without a node",
+			 cls >= 0 ? hist[cls][sz] : 0, cls >= 0 ? want[cls][sz] : 0,
+			 cls >= 0 ? hist[cls][SZ_4K] : 0, cls >= 0 ? want[cls][SZ_4K] : 0,
+			 pl.pages, pl.unplaced);
 		tap_diag("at the start: %s", start[0] ? start : "every node FREE");
 		tap_diag("pgsteal_kswapd +%ld during the fault; after it: %s",
 			 after[8] - before[8], drift[0] ? drift : "every node still in its state");
@@ -364,12 +439,68 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	       madv ? "madvise" : "always", st_s, got_s, cls_s);
 }
 
+/* A row of rows_epyc4, rows_deep or rows_mthp: states by position. */
+static void position_row(const char *mode, bool madv, int cpu_node, size_t len,
+			 const struct row *r, int depth, const char *rows_name)
+{
+	int walk[MAX_NODES], n = walk_order(cpu_node, walk), i;
+	enum nstate st[MAX_NODES];
+	char st_s[64] = "";
+
+	for (i = 0; i < n; i++)
+		st[i] = i < depth ? r->st[i] : FREE;
+	for (i = 0; i < depth; i++)
+		snprintf(st_s + strlen(st_s), sizeof(st_s) - strlen(st_s), "%s%s",
+			 i ? "," : "", nstate_name[r->st[i]]);
+	if (depth > n) {
+		tap_skipped("topology has fewer nodes than the row",
+			    "%s cpu-node%d %s %s", rows_name, cpu_node, mode, st_s);
+		return;
+	}
+	run_row(mode, madv, cpu_node, len, st, st_s, rows_name);
+}
+
+/*
+ * Row @k of the class rows (rows_classes for each target that is not a
+ * duplicate, in target order): its states by class, mapped onto the
+ * zonelist positions; named "classes-TARGET" with the states of classes
+ * 0, 1, ... joined by '/'.
+ */
+static void class_row(const char *mode, bool madv, int cpu_node, size_t len,
+		      int k, const int *targets)
+{
+	int walk[MAX_NODES], n = walk_order(cpu_node, walk), i, t, c, j;
+	int last = last_class(cpu_node);
+	enum nstate st[MAX_NODES], by_class[MAX_NODES];
+	const struct crow *r = NULL;
+	char st_s[128] = "", name[32];
+
+	for (t = 0; t < NR_TARGETS && !r; t++) {
+		if (targets[t] < 0)
+			continue;
+		for (j = 0; j < (int)ARRAY_LEN(rows_classes) && !r; j++)
+			if (!crow_repeats(j, targets[t], last) && !k--)
+				r = &rows_classes[j];
+	}
+	t--;
+	for (c = 0; c <= last; c++) {
+		by_class[c] = !c ? r->local : c < targets[t] ? r->below :
+			      c == targets[t] ? r->at : r->beyond;
+		snprintf(st_s + strlen(st_s), sizeof(st_s) - strlen(st_s), "%s%s",
+			 c ? "/" : "", nstate_name[by_class[c]]);
+	}
+	for (i = 0; i < n; i++)
+		st[i] = by_class[dist_class(cpu_node, walk[i])];
+	snprintf(name, sizeof(name), "classes-%s", target_name[t]);
+	run_row(mode, madv, cpu_node, len, st, st_s, name);
+}
+
 int main(int argc, char **argv)
 {
 	const char *modes = NULL, *rows_name = "epyc4", *m64 = NULL;
 	const struct row *rows = rows_epyc4;
 	int nrows = ARRAY_LEN(rows_epyc4), depth = 2;
-	int cpu_node = 0, opt, m, r, nmodes = 0;
+	int cpu_node = 0, opt, m, r, t, nmodes = 0, targets[NR_TARGETS];
 	bool madvise = true, pmd = true;
 	size_t mib = 16;
 	char *mode_v[4];
@@ -397,13 +528,16 @@ int main(int argc, char **argv)
 			} else if (!strcmp(optarg, "mthp")) {
 				rows = rows_mthp;
 				nrows = ARRAY_LEN(rows_mthp);
+			} else if (!strcmp(optarg, "classes")) {
+				rows = NULL;
+				nrows = 0;	/* by topology, below */
 			} else if (strcmp(optarg, "epyc4")) {
-				fprintf(stderr, "unknown rows '%s' (epyc4, deep, mthp)\n", optarg);
+				fprintf(stderr, "unknown rows '%s' (epyc4, deep, mthp, classes)\n", optarg);
 				return 2;
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-m modes] [-c cpu_node] [-s MiB] [-n] [-r epyc4|deep|mthp] [-k inherit|always] [-P]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-m modes] [-c cpu_node] [-s MiB] [-n] [-r epyc4|deep|mthp|classes] [-k inherit|always] [-P]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -428,6 +562,12 @@ int main(int argc, char **argv)
 		tap_diag("fallback order from node%d:%s (%s)", cpu_node, w,
 			 kernel_walk_order(cpu_node, walk) == n ? "kernel boot log" :
 			 "SLIT, then node id: boot log message not found");
+	}
+	if (!rows) {
+		class_targets(cpu_node, targets);
+		for (t = 0; t < NR_TARGETS; t++)
+			nrows += targets[t] >= 0 ?
+				 crows_at(targets[t], last_class(cpu_node)) : 0;
 	}
 	tap_plan(nmodes * nrows);
 	if (node_first_cpu(cpu_node) < 0) {
@@ -462,8 +602,12 @@ int main(int argc, char **argv)
 					    "%s %s", rows_name, mode_v[m]);
 				continue;
 			}
-			run_row(mode_v[m], madvise, cpu_node, mib << 20, &rows[r],
-				depth, rows_name);
+			if (rows)
+				position_row(mode_v[m], madvise, cpu_node, mib << 20,
+					     &rows[r], depth, rows_name);
+			else
+				class_row(mode_v[m], madvise, cpu_node, mib << 20,
+					  r, targets);
 		}
 	}
 	return tap_finish();

@@ -21,8 +21,13 @@ done
 n=0
 for m in $(echo "$mems" | tr ',' ' '); do
 	have=$(echo "$out" | sed -n "s/^node $n size: \([0-9]*\) MB/\1/p")
-	# Firmware and the kernel keep some: accept 85-100% of the preset.
-	if [ -n "$have" ] && [ "$have" -le "$m" ] && [ "$have" -ge $((m * 85 / 100)) ]; then
+	# Firmware and the kernel keep some: accept 85-100% of the preset, or
+	# 80 MiB less on a small node (the node that holds the top of the
+	# 32-bit memory also holds SWIOTLB's 64 MiB buffer: hpe16's node 5
+	# shows 313 of 384 MiB).
+	lo=$((m * 85 / 100))
+	[ $((m - 80)) -lt "$lo" ] && lo=$((m - 80))
+	if [ -n "$have" ] && [ "$have" -le "$m" ] && [ "$have" -ge "$lo" ]; then
 		echo "ok - topology: node $n has ${have} of ${m} MiB"
 	else
 		echo "not ok - topology: node $n has '${have}' MiB, expected about $m"

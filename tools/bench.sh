@@ -8,7 +8,9 @@
 #      page verified)
 #   2. placement of every scenario set in each numa_fallback mode, and on
 #      the unpatched baseline kernel
-#   3. fault cost A/B: node-first and guest against legacy, same boot
+#   3. fault cost A/B: node-first and guest against legacy, same boot;
+#      and the walk's cost as the machine grows (2node, epyc4, epyc8,
+#      hpe16): node 0 FREE, and every class but the farthest FULL
 #   4. aged memory (thp_challenge, thpchallenge-style): THP share by
 #      distance and size over time, fault latency, khugepaged recovery,
 #      on the topology and on 1node, each mode and the baseline kernel;
@@ -100,11 +102,11 @@ bench_run() { # bench_run NAME: one run of the plan, its directory in $run
 # the kernels the plan boots, first use first: 6.12's patched and
 # baseline, and for the storm 7.3-patched and 7.3-baseline (not in --quick)
 kernels=$(run_flavours "$plan" | tr '\n' ' ')
-say "step 1/8: kernels ($(commas "$kernels"))"
+say "step 1/9: kernels ($(commas "$kernels"))"
 for k in $kernels; do
 	"$TOPDIR/tools/kernel.sh" "$k"
 done
-say "step 2/8: guest image and benchmark programs"
+say "step 2/9: guest image and benchmark programs"
 "$TOPDIR/rootfs/build.sh" >/dev/null
 # shellcheck disable=SC2086
 "$TOPDIR/tools/stage.sh" $kernels
@@ -113,16 +115,16 @@ mkdir -p "$out"
 echo "make bench${TOPO:+ TOPO=$TOPO}$([ "$quick" = 0 ] || echo " QUICK=1")${fills:+ FILLS=$fills}$(echo "$costs" | sed 's/ / --cost /g')" >"$out/command.txt"
 date -u '+%Y-%m-%d %H:%M UTC' >"$out/date.txt"
 
-say "step 3/8: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
+say "step 3/9: numa-lat on the patched kernel ($topo; about 2 min under TCG)"
 bench_run numa-lat
 guest_output "$run/output.log" text | awk -F'\t' '$2 == "numactl" { print $3 }' >"$out/topology.txt"
 for e in md csv json cost; do
 	[ -f "$run/numa-lat.$e" ] && cp "$run/numa-lat.$e" "$out/"
 done
 
-say "step 4/8: placement, patched kernel, modes node-first, guest, legacy"
+say "step 4/9: placement, patched kernel, modes node-first, guest, legacy"
 bench_run placement-patched
-say "step 5/8: placement, baseline (unpatched 6.12) kernel"
+say "step 5/9: placement, baseline (unpatched 6.12) kernel"
 bench_run placement-baseline
 {
 	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes"
@@ -154,13 +156,26 @@ bench_run placement-baseline
 		awk -F'\t' '{ s = $6; gsub(",", "/", s); printf("%s,%s,%s,%s,%s,%s\n", $2, $3, $4, $5, s, $7) }'
 } >"$out/permm.csv"
 
-say "step 6/8: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
+say "step 6/9: fault cost A/B, node0 FREE then FRAG, modes alternating (a few minutes)"
 bench_run faultcost
 cp "$run/output.log" "$out/faultcost.log" 2>/dev/null || true
 cp "$run/perf-faultcost.txt" "$out/" 2>/dev/null || true
 
+walks=$(run_names "$plan" "fg quiet" | grep '^walkcost-' | tr '\n' ' ')
+say "step 7/9: the walk's fault cost as the machine grows: $(commas "$walks")"
+rm -f "$out"/walkcost-*.log
+for name in $walks; do
+	# each on its own topology, whatever TOPO= says
+	topo_saved=$runs_topo
+	runs_topo=
+	bench_run "$name"
+	runs_topo=$topo_saved
+	# shellcheck disable=SC2154 # run_row's
+	cat "$run/output.log" >"$out/walkcost-$r_topo.log" 2>/dev/null || true
+done
+
 ageds=$(run_names "$plan" "fg quiet" | grep '^aged-' | tr '\n' ' ')
-say "step 7/8: aged memory (thp_challenge) on $topo and 1node: $(commas "$ageds") (about $([ "$quick" = 1 ] && echo 1 || echo 14) min)"
+say "step 8/9: aged memory (thp_challenge) on $topo and 1node: $(commas "$ageds") (about $([ "$quick" = 1 ] && echo 1 || echo 14) min)"
 rm -f "$out"/challenge-*.log
 for name in $ageds; do
 	topo_saved=$runs_topo
@@ -175,7 +190,7 @@ for name in $ageds; do
 done
 
 storms=$(run_names "$plan" "fg quiet" | grep '^storm-' | tr '\n' ' ')
-say "step 8/8: the usemem storm (thp_usemem -b -n $storm_fills), one kswapd wake on node 0 in every fill: $(commas "$storms")"
+say "step 9/9: the usemem storm (thp_usemem -b -n $storm_fills), one kswapd wake on node 0 in every fill: $(commas "$storms")"
 storm_logs=
 for name in $storms; do
 	bench_run "$name"

@@ -2,7 +2,7 @@
 # make check: the whole suite, host and guest, as one TAP stream ending in
 # "N passed, N failed, N skipped".
 #
-#   tools/check.sh [--topos "2node epyc4 chain4 cxl"]
+#   tools/check.sh [--topos "2node epyc4 chain4 cxl epyc8 hpe16 1node"]
 #
 # The guest runs are the "check" rows of tools/runs.conf; tools/runs.sh
 # starts, reuses, waits for and reports each one.  The steps, in the
@@ -43,7 +43,7 @@ TOOL=check
 . "$(dirname "$0")/lib.sh"
 . "$TOPDIR/tools/runs.sh"
 
-topos="2node epyc4 chain4 cxl 1node"
+topos="2node epyc4 chain4 cxl epyc8 hpe16 1node"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--topos) topos=$2; shift 2 ;;
@@ -145,6 +145,9 @@ host_test() { # host_test PREFIX SCRIPT
 	done <"$log"
 	grep -q '^1\.\.[1-9]' "$log" || result fail "$1: tools/$2 ran to its end (log: $log)"
 }
+# make host-check's refusals and its save and restore, on a stand-in
+# machine; this machine is asked once to refuse (it has no knob).
+host_test host test-host.sh
 # The runner's boot handling (the int3 retry, failed boots), with a
 # stand-in for QEMU: the real race is too rare to wait for.
 host_test run-guest test-run-guest.sh

@@ -169,6 +169,88 @@ faultcost_tables() {
 	echo "\`perf stat -e kmem:mm_page_alloc_multi_order\` over the whole run: ${total:-not recorded}; the per-mode counts above (perf_event_open on the same tracepoint) add up to $sum, plus $warm in the unrecorded warm-up runs."
 }
 
+# ---- the walk's cost as the machine grows (walkcost-<topology>.log) -----------
+# walkcost.csv: topology, nodes, distance classes from node 0, then
+# faultcost.csv's columns (thp_faultcost -S FREE,FAR on that topology).
+walkcost_csv() {
+	echo "topology,nodes,classes,state,mode,gbps,ratio_median,ratio_min,ratio_max,p50_us_2m,p99_us_2m,p99_ratio,us_per_fault,thp_pct,local_pct,ratio_p25,ratio_p75"
+	for f in "$R"/walkcost-*.log; do
+		[ -f "$f" ] || continue
+		t=${f##*/walkcost-}
+		t=${t%.log}
+		# nodes and node 0's classes from the preset's SLIT (row 0)
+		nc=$(awk -v t="$t" '$1 == t { split($4, rows, "/"); n = split(rows[1], d, ",")
+			for (i = 1; i <= n; i++) if (!(d[i] in s)) { s[d[i]] = 1; c++ }
+			print n "," c }' "$TOPDIR/tools/topologies.conf")
+		[ -n "$nc" ] || nc="?,?"
+		guest_output "$f" faultcost-ratio | cut -f2- | tr '\t' , | sed "s/^/$t,$nc,/"
+	done | sort -t, -k2,2n -k4,4 -k5,5
+}
+walkcost_section() {
+	walkcost_csv >"$R/walkcost.csv"
+	if [ "$(wc -l <"$R/walkcost.csv")" -le 1 ]; then
+		echo
+		echo "(no walk-cost runs)"
+		return
+	fi
+	echo
+	echo "thp_faultcost on each topology, the patched kernel, one boot each, the modes"
+	echo "taking turns 2M by 2M: FREE is node 0 with free huge blocks (the first class"
+	echo "gives the page), FAR every node nearer than node 0's farthest class FULL"
+	echo "(node 0 included), so every fault's walk crosses every class first. us per"
+	echo "fault is the median per-fault latency; the ratio is the mode's GB/s over"
+	echo "legacy's within each repetition (median, IQR). Emulated (TCG): the absolute"
+	echo "times are the emulator's; the ratios within a boot are what compares."
+	echo
+	echo "| topology | nodes | classes | state | legacy us/fault | node-first us/fault | node-first GB/s ratio (IQR) | guest us/fault | guest GB/s ratio (IQR) |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	awk -F, 'NR > 1 {
+		k = $1 "," $2 "," $3 "," $4
+		if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		us[k, $5] = $13; r[k, $5] = sprintf("%.3f (%.3f-%.3f)", $7, $16, $17)
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			split(k, f, ",")
+			printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[3], f[4],
+				us[k, "legacy"], us[k, "node-first"], r[k, "node-first"],
+				us[k, "guest"], r[k, "guest"])
+		}
+	}' "$R/walkcost.csv"
+	echo
+	echo "Plot: plots/walkcost.svg (us per fault against the number of nodes)."
+}
+walkcost_plot() {
+	command -v gnuplot >/dev/null || return 0
+	[ "$(wc -l <"$R/walkcost.csv" 2>/dev/null || echo 0)" -gt 1 ] || return 0
+	# one data block per state and mode: nodes, us per fault
+	set --
+	for st in FREE FAR; do
+		for m in legacy node-first guest; do
+			awk -F, -v st="$st" -v m="$m" 'NR > 1 && $4 == st && $5 == m { print $2 "\t" $13 }' \
+				"$R/walkcost.csv" >"$R/plots/walkcost-$st-$m.dat"
+			[ -s "$R/plots/walkcost-$st-$m.dat" ] &&
+				set -- "$@" "'$R/plots/walkcost-$st-$m.dat' using 1:2 with linespoints title '$m, $st'"
+		done
+	done
+	[ $# -gt 0 ] || return 0
+	curves=$(printf '%s, ' "$@" | sed 's/, $//')
+	for t in svg png; do
+		term=$(gp_term "$t" 1000 520)
+		gnuplot 2>>"$R/plots/gnuplot.log" <<-EOF || say "gnuplot failed for walkcost.$t; see $R/plots/gnuplot.log"
+			$(gp_head "$term" "walkcost.$t" "The walk's cost as the machine grows (emulated: TCG)" "us per fault (median)")
+			set key outside right top
+			set grid
+			set xlabel "nodes (2node, epyc4, epyc8, hpe16)"
+			set xtics (2, 4, 8, 16)
+			set logscale x 2
+			set yrange [0:*]
+			plot $curves
+		EOF
+	done
+}
+
 numa_lat_plot_data() { # per-distance table as gnuplot columns: label, one column per CPU node
 	awk -F, 'NR > 1 && $6 != "" {
 		lab = "D" $4 " " $5
@@ -251,6 +333,8 @@ projection_plot_data() { # $1 table name: scenario label, then oracle and each k
 		}' "$R/projection.csv"
 }
 
+walkcost_csv >"$R/walkcost.csv"
+walkcost_plot
 if [ -s "$R/numa-lat.csv" ]; then
 	numa_lat_plot_data >"$R/plots/numa-lat.dat"
 	plot numa-lat "numa-lat: ns per access by distance class and page size (guest: emulated, see report)" \
@@ -554,6 +638,9 @@ storm_section() {
 	echo "## 4. Fault cost A/B"
 	faultcost_tables
 	echo
+	echo "### The walk's cost as the machine grows"
+	walkcost_section
+	echo
 	echo "## 5. Aged memory (thp_challenge)"
 	challenge_section
 	echo
@@ -572,7 +659,8 @@ storm_section() {
 	echo "## Files"
 	echo
 	echo "numa-lat.{md,csv,json,cost}, placement.csv, projection.csv,"
-	echo "faultcost.csv, faultcost.log, challenge-*.log (the aged-memory runs),"
+	echo "faultcost.csv, faultcost.log, walkcost.csv, walkcost-*.log,"
+	echo "challenge-*.log (the aged-memory runs),"
 	echo "challenge.csv (summary), challenge-runs.csv (every run),"
 	echo "challenge-projection.csv, storm-*.log (the usemem storm runs), storm.csv"
 	echo "(one line per fill), plots/*.svg and plots/*.png."

@@ -209,6 +209,29 @@ is "check: one outlying fill is beyond the allowance but not below alpha: ok" "$
 	"ok:legacy swap-outs"
 is "check: an alpha that is not a level fails the verdict" "$(chk 6.12 10 15000 2 "$tmp/storm-one.csv" 1.5)" "fail:the verdict,"
 
+# ---- the walk's cost as the machine grows (report.sh, walkcost-*.log) --------
+# recorded thp_faultcost -S FREE,FAR runs on 2node and hpe16 (fixtures)
+R=$tmp/walk
+mkdir "$R"
+cp "$F/bench-walkcost-2node.output.log" "$R/walkcost-2node.log"
+cp "$F/bench-walkcost-hpe16.output.log" "$R/walkcost-hpe16.log"
+echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
+"$TOPDIR/tools/report.sh" "$R" >"$tmp/walk-report" 2>"$tmp/walk-report.err"
+tap $? "report.sh makes a report from the walk-cost fixtures"
+is "walkcost.csv: a header and one line per topology, state and mode" "$(wc -l <"$R/walkcost.csv" | tr -d ' ')" 13
+is "walkcost.csv: nodes and node 0's classes from the preset's SLIT" \
+	"$(awk -F, 'NR > 1 { print $1 ":" $2 ":" $3 }' "$R/walkcost.csv" | sort -u | tr '\n' ' ')" "2node:2:2 hpe16:16:5 "
+grep -q '^| hpe16 | 16 | 5 | FAR | [0-9.]* | [0-9.]* | [0-9.]* ([0-9.]*-[0-9.]*) | [0-9.]* | [0-9.]* ([0-9.]*-[0-9.]*) |$' "$tmp/walk-report"
+tap $? "report: hpe16's FAR row, each mode's us per fault and ratio to legacy"
+grep -q '^| 2node | 2 | 2 | FREE |' "$tmp/walk-report" && ! grep -q "(no walk-cost runs)" "$tmp/walk-report"
+tap $? "report: the rows in order of nodes"
+if command -v gnuplot >/dev/null; then
+	[ -s "$R/plots/walkcost.svg" ] && [ -s "$R/plots/walkcost.png" ]
+	tap $? "report: the walk-cost plot, SVG and PNG"
+else
+	tap 0 "report: the walk-cost plot, SVG and PNG # SKIP no gnuplot here"
+fi
+
 # ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
 mkdir "$tmp/bin"
 cp "$TOPDIR/mm-tests/kunit-results.sh" "$TOPDIR/tools/guest-output.awk" "$tmp/bin/"

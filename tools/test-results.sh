@@ -137,7 +137,7 @@ is "storm: make check's verdicts, none below alpha with three fills a side" \
 is "storm: the allowance and alpha read from tools/check.sh" "$(section storm | grep -c 'more than 15000 swap-outs or 2 kswapd passes when, too, p <= 0.01')" 1
 # header and fault cost
 section header >"$tmp/header"
-grep -q "from the 26 \`make check\` runs of [0-9-]* [0-9:]* to [0-9-]* [0-9:]* in .*, commit [0-9a-f]\{7,\}" "$tmp/header"
+grep -q "from the 30 \`make check\` runs of [0-9-]* [0-9:]* to [0-9-]* [0-9:]* in .*, commit [0-9a-f]\{7,\}" "$tmp/header"
 tap $? "header: the runs, their dates and the commit"
 grep -q "Tests that failed in these runs: patched-chain4 (exit 1: kunit mm_multi_order: mo_drain_band), 7.3-patched-1node (exit 1: kunit mm_multi_order: mo_drain_band)" "$tmp/header"
 tap $? "header: the failed tests of the runs that failed"
