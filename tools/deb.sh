@@ -47,7 +47,8 @@ patched | baseline | debug) ;;
 esac
 export TREE=$KTREE
 
-ensure_packages $KERNEL_PKGS dpkg-dev debhelper rsync kmod
+# bindeb-pkg checks its build dependencies: debhelper, and libdw-dev on 7.3
+ensure_packages $KERNEL_PKGS dpkg-dev debhelper libdw-dev rsync kmod
 # The flavour's tree (series applied) and its guest kernel, up to date.
 "$TOPDIR/tools/kernel.sh" "$flavour"
 tree=$("$TOPDIR/tools/kernel.sh" --tree "$flavour")
