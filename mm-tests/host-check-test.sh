@@ -63,16 +63,18 @@ one-node) ;;
 esac
 command -v host.sh >/dev/null || { echo "Bail out! host.sh is not on PATH (tools/stage.sh stages it)"; exit 1; }
 values >"$tmp/before"
+# the run's own insmod may have loaded it: host.sh must leave it as it was
+loaded_before=$(grep -c '^nodestate ' /proc/modules)
 
 case $kind in
 one-node)
-	echo "1..1"
+	echo "1..2"
 	host one check --yes-this-machine
 	[ "$rc" = 2 ] && grep -q "refused: this machine has 1 memory node(s)" "$tmp/one.out" && same one
 	ok $? "one memory node: refused, exit $rc, nothing changed" "$tmp/one.out"
 	;;
 unpatched)
-	echo "1..2"
+	echo "1..3"
 	host ref check --yes-this-machine --quick --module "$module"
 	[ "$rc" = 2 ] && grep -q "refused: the running kernel .* has no .*numa_fallback" "$tmp/ref.out" && same refused
 	ok $? "no numa_fallback knob: refused, exit $rc, nothing changed" "$tmp/ref.out"
@@ -82,7 +84,7 @@ unpatched)
 	ok $? "named the unpatched reference: legacy rows green, exit $rc, every value restored" "$tmp/green.out"
 	;;
 patched)
-	echo "1..5"
+	echo "1..6"
 	host noyes check --module "$module"
 	[ "$rc" = 2 ] && grep -q "pass --yes-this-machine" "$tmp/noyes.out" && same refused
 	ok $? "without --yes-this-machine: refused, exit $rc, nothing changed" "$tmp/noyes.out"
@@ -129,5 +131,12 @@ patched)
 	ok $? "Ctrl-C while thp_scenarios ran: exit $rc, every value restored" "$tmp/int.out"
 	;;
 esac
-lsmod | grep -q '^nodestate ' && echo "# nodestate is still loaded after host.sh"
+n=$((n + 1))
+loaded_after=$(grep -c '^nodestate ' /proc/modules)
+if [ "$loaded_after" = "$loaded_before" ]; then
+	echo "ok $n nodestate loaded before and after alike ($loaded_before)"
+else
+	echo "not ok $n nodestate loaded before and after alike ($loaded_before, then $loaded_after)"
+	failed=1
+fi
 exit $failed

@@ -174,8 +174,13 @@ if [ "$verb" = check ]; then
 	set -- "$@" thp_local
 	[ -n "$unpatched" ] || set -- "$@" thp_knob
 	if [ -n "$module" ]; then
-		insmod "$module" || { echo "not ok - $prog: insmod $module"; failed=1; exit 1; }
-		loaded=1
+		# one already loaded is used, and left loaded at the end
+		if grep -q '^nodestate ' /proc/modules; then
+			echo "# $prog: nodestate is loaded already: using it, and leaving it loaded"
+		else
+			insmod "$module" || { echo "not ok - $prog: insmod $module"; failed=1; exit 1; }
+			loaded=1
+		fi
 		m=
 		[ -z "$unpatched" ] || m="-m legacy"
 		set -- "$@" "thp_scenarios $m" "thp_scenarios $m -r classes" "thp_scenarios $m -r mthp -k inherit"
