@@ -127,6 +127,8 @@ tap $? "a green run: exit 0, and the values the tests left changed are restored 
 grep -q "thp_local" "$tmp/ran" && grep -q "thp_knob" "$tmp/ran" &&
 	grep -q "placement rows # SKIP no --module" "$tmp/o1/output.log" 2>/dev/null || echo "$out" | grep -q "placement rows # SKIP no --module"
 tap $? "check runs thp_local and thp_knob, and says why the placement rows are left out"
+grep -q "^# host.sh: 1 passed, 0 failed, 1 skipped" "$tmp/o1/output.log" 2>/dev/null || echo "$out" | grep -q "^# host.sh: 1 passed, 0 failed, 1 skipped"
+tap $? "the summary counts the left-out placement rows as a skip, not a pass"
 grep -q "thp_usemem -b -n 2 -m node-first" "$tmp/ran" && grep -q "thp_usemem -b -n 2 -m legacy" "$tmp/ran"
 tap $? "check runs the storm in each mode, --fills 2 by default"
 
