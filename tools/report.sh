@@ -186,8 +186,7 @@ walkcost_csv() {
 		guest_output "$f" faultcost-ratio | cut -f2- | tr '\t' , | sed "s/^/$t,$nc,/"
 	done | sort -t, -k2,2n -k4,4 -k5,5
 }
-walkcost_section() {
-	walkcost_csv >"$R/walkcost.csv"
+walkcost_section() { # from walkcost.csv, written before the plots
 	if [ "$(wc -l <"$R/walkcost.csv")" -le 1 ]; then
 		echo
 		echo "(no walk-cost runs)"
