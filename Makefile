@@ -77,7 +77,7 @@ deb:
 host-check:
 	@tools/host.sh check $(HOST_ARGS)
 
-## host-bench    numa-lat's per-distance table, fault cost and the storm on this machine (HOST_ARGS as for host-check)
+## host-bench    numa-lat's per-distance table, placement, fault cost and the storm on this machine, and the report in results/host-DATE (HOST_ARGS as for host-check, and --compare DIR)
 host-bench:
 	@tools/host.sh bench $(HOST_ARGS)
 

@@ -129,12 +129,7 @@ bench_run placement-baseline
 {
 	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes"
 	for kernel in patched baseline; do
-		guest_output "$(run_dir "$plan" "placement-$kernel")/output.log" placement |
-			awk -F'\t' -v k="$kernel" '{
-				states = $6; classes = $8
-				gsub(",", "/", states); gsub(",", "/", classes)
-				printf("%s,%s,%s,%s,%s,%s,%s,%s\n", k, $2, $3, $4, $5, states, $7, classes)
-			}'
+		placement_csv "$kernel" "$(run_dir "$plan" "placement-$kernel")/output.log"
 	done
 } >"$out/placement.csv"
 {

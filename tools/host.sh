@@ -16,17 +16,27 @@
 #
 #   tools/host.sh check|bench --yes-this-machine [--unpatched] [--quick]
 #                 [--module nodestate.ko] [--fills N] [--out DIR]
+#                 [--compare DIR]
 #
 # check    thp_local, thp_knob (patched), the placement rows (thp_scenarios:
 #          the design's rows, the class rows, 64K mTHP; need --module, a
 #          nodestate.ko built for the running kernel); --quick stops there.
-#          Then thp_policy and thp_usemem -b (the storm: one kswapd wake on
-#          the CPU's node per fill), each mode in turn (legacy only with
-#          --unpatched).
+#          Then thp_aged (memory aged by a workload that exited, defrag
+#          madvise and never), thp_policy and thp_usemem -b (the storm: one
+#          kswapd wake on the CPU's node per fill), each mode in turn
+#          (legacy only with --unpatched).
 # bench    numa-lat's per-distance table (the real one, unlike the
-#          emulator's), thp_faultcost and the storm.
-# --out    where output.log and the saved values go (default: a new
-#          directory under ${TMPDIR:-/tmp}); the TAP goes to stdout too.
+#          emulator's); with --module the placement rows of every mode and
+#          thp_faultcost (node 0 FREE, FRAG, and FAR: every nearer class
+#          full); the storm.  Then the report (tools/report.sh --host):
+#          report.md, CSV files and plots, with numa-lat's measured cost
+#          table for the projection.  --compare DIR names the host-bench
+#          directory of the other kernel (patched or unpatched) on this
+#          machine, whose placement and storm become the report's other
+#          columns.
+# --out    where output.log and the saved values go (default: bench,
+#          results/host-DATE in this repository; check, a new directory
+#          under ${TMPDIR:-/tmp}); the TAP goes to stdout too.
 #
 # Exit status: 0 when every test passed, 1 when one failed or the restore
 # left a value changed, 2 when it refused to start.  The binaries are those
@@ -38,9 +48,9 @@ prog=host.sh
 here=$(cd "$(dirname "$0")" && pwd)
 verb=${1:-}
 [ $# -gt 0 ] && shift
-yes='' unpatched='' quick='' module='' fills=2 out=''
+yes='' unpatched='' quick='' module='' fills=2 out='' compare=''
 usage() {
-	echo "usage: $prog check|bench --yes-this-machine [--unpatched] [--quick] [--module nodestate.ko] [--fills N] [--out DIR]" >&2
+	echo "usage: $prog check|bench --yes-this-machine [--unpatched] [--quick] [--module nodestate.ko] [--fills N] [--out DIR] [--compare DIR]" >&2
 	exit 2
 }
 case $verb in check | bench) ;; *) usage ;; esac
@@ -52,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--module) [ $# -ge 2 ] || usage; module=$2; shift ;;
 	--fills) [ $# -ge 2 ] || usage; fills=$2; shift ;;
 	--out) [ $# -ge 2 ] || usage; out=$2; shift ;;
+	--compare) [ $# -ge 2 ] || usage; compare=$2; shift ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift
@@ -92,6 +103,11 @@ fi
 if [ -n "$module" ] && [ ! -r "$module" ]; then
 	refuse "--module $module: no such file"
 fi
+if [ -n "$compare" ]; then
+	[ "$verb" = bench ] || refuse "--compare is for bench: it adds another host-bench run to the report"
+	[ -r "$compare/kernel.txt" ] && [ -s "$compare/output.log" ] ||
+		refuse "--compare $compare: not a host-bench directory (no kernel.txt or output.log)"
+fi
 if [ -n "$no" ]; then
 	printf '%s' "$no" | sed "s/^/$prog: refused: /" >&2
 	exit 2
@@ -117,8 +133,31 @@ else
 	export PATH
 fi
 
+# bench's report goes where make bench's do, when this is the repository
+top=$(cd "$here/.." && pwd)
+if [ -z "$out" ] && [ "$verb" = bench ] && [ -x "$here/report.sh" ] && [ -w "$top" ]; then
+	out=$top/results/host-$(date +%Y%m%d-%H%M%S)
+fi
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/thp-numa-host.XXXXXX")
 mkdir -p "$out" || exit 2
+# what ran where, for the report: "TREE KERNEL RELEASE", the machine, the SLIT
+release=$(uname -r)
+tree=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+if [ -n "$unpatched" ]; then kernel=baseline; else kernel=patched; fi
+echo "${tree:-unknown} $kernel $release" >"$out/kernel.txt"
+{
+	echo "kernel: $release ($kernel), $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(grep -c '^processor' /proc/cpuinfo) CPUs"
+	echo "memory nodes: $nodes"
+	echo "command line: $(cat /proc/cmdline 2>/dev/null)"
+} >"$out/machine.txt"
+if command -v numactl >/dev/null 2>&1; then
+	numactl -H >"$out/topology.txt" 2>&1
+else
+	for d in "$SYS_NODE"/node[0-9]*; do
+		[ -r "$d/distance" ] && echo "${d##*/}: distances $(cat "$d/distance")"
+	done >"$out/topology.txt"
+fi
 
 # ---- save, and restore on every way out --------------------------------------
 # One "path<TAB>value" line per value: a bracketed choice ("always
@@ -171,36 +210,47 @@ trap 'echo "# $prog: terminated: restoring"; failed=1; exit 1' TERM HUP
 set --
 skipped=''
 if [ -n "$unpatched" ]; then modes=legacy; else modes="node-first guest legacy"; fi
+if [ -n "$module" ]; then
+	# one already loaded is used, and left loaded at the end
+	if grep -q '^nodestate ' /proc/modules; then
+		echo "# $prog: nodestate is loaded already: using it, and leaving it loaded"
+	else
+		insmod "$module" || { echo "not ok - $prog: insmod $module"; failed=1; exit 1; }
+		loaded=1
+	fi
+fi
+m="-m $(echo "$modes" | tr ' ' ,)"
 if [ "$verb" = check ]; then
 	set -- "$@" thp_local
 	[ -n "$unpatched" ] || set -- "$@" thp_knob
 	if [ -n "$module" ]; then
-		# one already loaded is used, and left loaded at the end
-		if grep -q '^nodestate ' /proc/modules; then
-			echo "# $prog: nodestate is loaded already: using it, and leaving it loaded"
-		else
-			insmod "$module" || { echo "not ok - $prog: insmod $module"; failed=1; exit 1; }
-			loaded=1
-		fi
-		m=
-		[ -z "$unpatched" ] || m="-m legacy"
 		set -- "$@" "thp_scenarios $m" "thp_scenarios $m -r classes" "thp_scenarios $m -r mthp -k inherit"
 	else
-		skipped="ok - $prog: placement rows # SKIP no --module: they need nodestate.ko built for $(uname -r)"
+		skipped="ok - $prog: placement rows # SKIP no --module: they need nodestate.ko built for $release"
 	fi
 	if [ -z "$quick" ]; then
+		# thp_aged orders its modes itself (legacy first, the reference)
+		a=
+		[ -z "$unpatched" ] || a="-m legacy"
+		set -- "$@" "thp_aged -R 3 $a -r aged -d madvise,never"
 		set -- "$@" --allow "oom-kill|Call Trace" thp_policy
 		for m in $modes; do
 			set -- "$@" "thp_usemem -b -n $fills -m $m"
 		done
 	fi
 else
-	set -- "$@" "NUMA_LAT_PROGRESS=1 numa-lat -t 64 -x -o $out/numa-lat" thp_faultcost
+	set -- "$@" "NUMA_LAT_PROGRESS=1 numa-lat -t 64 -x -o $out/numa-lat"
+	if [ -n "$module" ]; then
+		set -- "$@" "thp_scenarios $m" "thp_scenarios $m -r classes" "thp_scenarios $m -r mthp -k inherit" \
+			"thp_faultcost $m -S FREE,FRAG,FAR"
+	else
+		skipped="ok - $prog: placement rows and fault cost # SKIP no --module: they need nodestate.ko built for $release"
+	fi
 	for m in $modes; do
 		set -- "$@" "thp_usemem -b -n $fills -m $m"
 	done
 fi
-echo "# $prog: $verb on $(uname -r), $nodes memory nodes, output in $out"
+echo "# $prog: $verb on $release, $nodes memory nodes, output in $out"
 { [ -z "$skipped" ] || echo "$skipped"; run-tests.sh "$@" 2>&1; } | tee "$out/output.log"
 # a failed check, a command that exited non-zero, a program that bailed out
 bad=$(grep -cE '^not ok|^# [^ ]+ exited [0-9]+$|^Bail out!' "$out/output.log")
@@ -208,3 +258,18 @@ bad=$(grep -cE '^not ok|^# [^ ]+ exited [0-9]+$|^Bail out!' "$out/output.log")
 [ "$bad" = 0 ] || failed=1
 # a skip is counted apart, never as a pass
 echo "# $prog: $(grep '^ok' "$out/output.log" | grep -vc '# SKIP') passed, $bad failed, $(grep '^ok' "$out/output.log" | grep -c '# SKIP') skipped ($out/output.log)"
+# bench: the report, as make bench's (when report.sh is at hand: not in
+# the guest that plays the host)
+if [ "$verb" = bench ]; then
+	if [ -x "$here/report.sh" ]; then
+		if "$here/report.sh" --host "$out" ${compare:+"$compare"} >"$out/report.log" 2>&1; then
+			echo "# $prog: report in $out/report.md"
+		else
+			echo "not ok - $prog: the report (tools/report.sh --host $out${compare:+ $compare}; see $out/report.log)"
+			tail -n 5 "$out/report.log" | sed 's/^/# /'
+			failed=1
+		fi
+	else
+		echo "# $prog: no report.sh beside $prog: output.log only (tools/report.sh --host $out makes the report)"
+	fi
+fi

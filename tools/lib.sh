@@ -86,6 +86,17 @@ guest_output() { # guest_output FILE [KINDS]
 	awk -f "$TOPDIR/tools/guest-output.awk" -v only="${2:-}" "$1"
 }
 
+# placement.csv's lines (kernel,rows,mode,cpu_node,madvise,states,
+# placement,classes) from the thp_scenarios records of a run's output.log
+# (make bench's placement runs, make host-bench's run).
+placement_csv() { # placement_csv KERNEL FILE
+	guest_output "$2" placement | awk -F'\t' -v k="$1" '{
+		states = $6; classes = $8
+		gsub(",", "/", states); gsub(",", "/", classes)
+		printf("%s,%s,%s,%s,%s,%s,%s,%s\n", k, $2, $3, $4, $5, states, $7, classes)
+	}'
+}
+
 # TAP for the host-side tests (tools/test-*.sh): numbered, failures counted.
 tap_n=0 tap_failed=0
 tap() { # tap STATUS DESCRIPTION: "ok" when STATUS is 0

@@ -5,6 +5,7 @@
 # NUMA host with "numa-lat -f cost > host.cost"):
 #
 #   tools/report.sh RESULTS_DIR [extra.cost ...]
+#   tools/report.sh --host RESULTS_DIR [OTHER_HOST_DIR]
 #
 # RESULTS_DIR holds what tools/bench.sh collected: topology.txt,
 # numa-lat.{md,csv,cost}, placement.csv, faultcost.log, perf-faultcost.txt,
@@ -12,15 +13,55 @@
 # storm-<tree>-<kernel>.log (the usemem storm runs).
 # Writes report.md, projection.csv, faultcost.csv, challenge*.csv,
 # storm.csv and plots/*.{svg,png} there, and prints report.md.
+#
+# --host: RESULTS_DIR is what make host-bench (tools/host.sh bench) wrote
+# on a real machine: output.log, kernel.txt ("TREE KERNEL RELEASE", KERNEL
+# patched or baseline), machine.txt, topology.txt and numa-lat's files.
+# The report's inputs are made from output.log; OTHER_HOST_DIR, the
+# host-bench run of the other kernel on the same machine, adds its
+# placement and storm as the other kernel's columns.  The projection uses
+# the machine's own measured cost table (numa-lat.cost) and no other.
 set -eu
 TOOL=report
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 1 ] || die "usage: tools/report.sh RESULTS_DIR [extra.cost ...]"
+host=0
+case ${1:-} in --host) host=1; shift ;; esac
+[ $# -ge 1 ] || die "usage: tools/report.sh RESULTS_DIR [extra.cost ...] | tools/report.sh --host RESULTS_DIR [OTHER_HOST_DIR]"
 R=$1
 shift
 [ -d "$R" ] || die "no results directory $R"
-COSTS="$TOPDIR/tools/costs/naples-2019.cost $TOPDIR/tools/costs/1950x-guest-2019.cost"
+if [ "$host" = 1 ]; then
+	[ $# -le 1 ] || die "--host takes one results directory and at most one other host-bench directory"
+	# host_inputs DIR: DIR's output.log as the report's inputs, named by
+	# the kernel that ran it
+	host_inputs() {
+		[ -r "$1/kernel.txt" ] && [ -s "$1/output.log" ] ||
+			die "$1 is not a make host-bench directory (no kernel.txt or output.log)"
+		read -r h_tree h_kernel h_release <"$1/kernel.txt"
+		case $h_kernel in patched | baseline) ;; *) die "$1/kernel.txt: kernel '$h_kernel', not patched or baseline" ;; esac
+		[ -z "$(guest_output "$1/output.log" usemem)" ] ||
+			cp "$1/output.log" "$R/storm-$h_tree-$h_kernel.log"
+		placement_csv "$h_kernel" "$1/output.log" >>"$R/placement.csv"
+		echo "$h_kernel: $h_release"
+	}
+	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
+	rm -f "$R"/storm-*-*.log
+	kernels=$(host_inputs "$R")
+	[ $# = 0 ] || kernels="$kernels; $(host_inputs "$1")"
+	# the fault cost of the kernel of RESULTS_DIR
+	if [ -n "$(guest_output "$R/output.log" faultcost-ratio)" ]; then
+		cp "$R/output.log" "$R/faultcost.log"
+	else
+		rm -f "$R/faultcost.log"
+	fi
+	[ "$(wc -l <"$R/placement.csv")" -gt 1 ] || rm -f "$R/placement.csv"
+	COSTS=
+	[ -s "$R/numa-lat.cost" ] && COSTS=$R/numa-lat.cost
+	set --
+else
+	COSTS="$TOPDIR/tools/costs/naples-2019.cost $TOPDIR/tools/costs/1950x-guest-2019.cost"
+fi
 # The guest's own numa-lat.cost is emulated (flat, see the report), so it
 # is not projected unless asked for, like any other measured table.
 for c in "$@"; do
@@ -34,6 +75,7 @@ mkdir -p "$R/plots"
 # ---- projection: every placement under every cost table -----------------
 : >"$R/projection.csv.tmp"
 : >"$R/projection-filled.txt"
+[ -s "$R/placement.csv" ] || COSTS=
 for c in $COSTS; do
 	awk -f "$TOPDIR/tools/project.awk" "$c" "$R/placement.csv" >>"$R/projection.csv.tmp" \
 		2>>"$R/projection-filled.txt"
@@ -47,6 +89,11 @@ rm -f "$R/projection.csv.tmp"
 # One table per scenario set (rows, CPU node, madvise), in run order; a
 # cell is "D0 THP" when all of the region is there, else the shares.
 placement_tables() {
+	if [ ! -s "$R/placement.csv" ]; then
+		echo
+		echo "(no placement rows: make host-bench runs them with --module)"
+		return
+	fi
 	awk -F, "$(cat "$TOPDIR/tools/placement.awk")"'
 	NR == 1 { next }
 	{
@@ -336,7 +383,8 @@ walkcost_csv >"$R/walkcost.csv"
 walkcost_plot
 if [ -s "$R/numa-lat.csv" ]; then
 	numa_lat_plot_data >"$R/plots/numa-lat.dat"
-	plot numa-lat "numa-lat: ns per access by distance class and page size (guest: emulated, see report)" \
+	[ "$host" = 1 ] && where="measured on this machine" || where="guest: emulated, see report"
+	plot numa-lat "numa-lat: ns per access by distance class and page size ($where)" \
 		"ns per dependent load" "$R/plots/numa-lat.dat"
 fi
 i=0
@@ -592,14 +640,27 @@ storm_section() {
 
 # ---- the report ----------------------------------------------------------
 {
-	echo "# make bench results"
-	echo
-	[ -s "$R/command.txt" ] && { echo "Produced by \`$(cat "$R/command.txt")\` on $(cat "$R/date.txt" 2>/dev/null)."; echo; }
-	echo "Everything below ran in a QEMU guest under TCG (software emulation), with"
-	echo "an emulated NUMA topology. Placements are exact, page-by-page"
-	echo "measurements. Times are emulator times: compare the ratios, not the absolute numbers."
-	echo
-	echo "## 1. Guest topology"
+	if [ "$host" = 1 ]; then
+		echo "# make host-bench results"
+		echo
+		echo "Everything below ran on this machine, not in an emulator: its own NUMA"
+		echo "topology, memory and timings ($kernels)."
+		echo
+		echo '```'
+		cat "$R/machine.txt" 2>/dev/null || echo "(machine not recorded)"
+		echo '```'
+		echo
+		echo "## 1. Topology"
+	else
+		echo "# make bench results"
+		echo
+		[ -s "$R/command.txt" ] && { echo "Produced by \`$(cat "$R/command.txt")\` on $(cat "$R/date.txt" 2>/dev/null)."; echo; }
+		echo "Everything below ran in a QEMU guest under TCG (software emulation), with"
+		echo "an emulated NUMA topology. Placements are exact, page-by-page"
+		echo "measurements. Times are emulator times: compare the ratios, not the absolute numbers."
+		echo
+		echo "## 1. Guest topology"
+	fi
 	echo
 	echo '```'
 	cat "$R/topology.txt" 2>/dev/null || echo "(not recorded)"
@@ -617,14 +678,16 @@ storm_section() {
 		echo "(numa-lat did not run; see the bench log)"
 	fi
 	echo
-	echo "**Why these columns are nearly flat.** QEMU only advertises the"
-	echo "distances (the SLIT above); all guest RAM is one pool of host memory, and"
-	echo "TCG adds no delay for a remote node. What the chase sees under emulation"
-	echo "is the emulator's own cost per load (its software TLB and the host's"
-	echo "caches), so differences between columns are noise or page-size effects"
-	echo "of the emulator, not NUMA distance. Run numa-lat on a real NUMA host to"
-	echo "get real columns (docs/bench.md), and project with that table."
-	echo
+	if [ "$host" = 0 ]; then
+		echo "**Why these columns are nearly flat.** QEMU only advertises the"
+		echo "distances (the SLIT above); all guest RAM is one pool of host memory, and"
+		echo "TCG adds no delay for a remote node. What the chase sees under emulation"
+		echo "is the emulator's own cost per load (its software TLB and the host's"
+		echo "caches), so differences between columns are noise or page-size effects"
+		echo "of the emulator, not NUMA distance. Run numa-lat on a real NUMA host to"
+		echo "get real columns (docs/bench.md), and project with that table."
+		echo
+	fi
 	echo "## 3. Placement by scenario"
 	echo
 	echo "Share of a 16 MiB region by distance class and page size, measured page"
@@ -648,6 +711,8 @@ storm_section() {
 	echo
 	echo "## 7. Projected access latency"
 	echo
+	[ "$host" = 0 ] || echo "The cost table is this machine's own, measured by numa-lat above (numa-lat.cost)."
+	[ -n "$COSTS" ] || { echo; echo "(no projection: it needs placement rows and a cost table)"; }
 	echo "Each measured placement above, weighed with a cost table (% over local"
 	echo "THP per distance class and page size). The oracle is the cheapest page"
 	echo "the scenario's node states left (FREE: THP or 4k; FRAG: 4k; FULL:"

@@ -51,6 +51,9 @@ state() {
 mkdir "$tmp/bin"
 printf '#!/bin/sh\necho "${STANDIN_UID:-0}"\n' >"$tmp/bin/id"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/thp_local"
+# insmod and rmmod stand-ins: nothing is ever loaded into this machine
+printf '#!/bin/sh\necho "insmod $*" >>"$STANDIN_LOG"\n' >"$tmp/bin/insmod"
+printf '#!/bin/sh\necho "rmmod $*" >>"$STANDIN_LOG"\n' >"$tmp/bin/rmmod"
 cat >"$tmp/bin/run-tests.sh" <<'EOF'
 #!/bin/sh
 echo "$*" >>"$STANDIN_LOG"
@@ -129,8 +132,9 @@ grep -q "thp_local" "$tmp/ran" && grep -q "thp_knob" "$tmp/ran" &&
 tap $? "check runs thp_local and thp_knob, and says why the placement rows are left out"
 grep -q "^# host.sh: 1 passed, 0 failed, 1 skipped" "$tmp/o1/output.log" 2>/dev/null || echo "$out" | grep -q "^# host.sh: 1 passed, 0 failed, 1 skipped"
 tap $? "the summary counts the left-out placement rows as a skip, not a pass"
-grep -q "thp_usemem -b -n 2 -m node-first" "$tmp/ran" && grep -q "thp_usemem -b -n 2 -m legacy" "$tmp/ran"
-tap $? "check runs the storm in each mode, --fills 2 by default"
+grep -q "thp_usemem -b -n 2 -m node-first" "$tmp/ran" && grep -q "thp_usemem -b -n 2 -m legacy" "$tmp/ran" &&
+	grep -q "thp_aged -R 3  -r aged -d madvise,never" "$tmp/ran"
+tap $? "check runs the aged rows, and the storm in each mode, --fills 2 by default"
 
 machine 4
 rm -f "$tmp/ran"
@@ -152,7 +156,32 @@ machine 4
 rm -f "$tmp/ran"
 host bench --yes-this-machine --fills 3 --out "$tmp/o5"
 [ "$rc" = 0 ] && unchanged && grep -q "numa-lat -t 64 -x -o $tmp/o5/numa-lat" "$tmp/ran" && grep -q "thp_usemem -b -n 3 -m guest" "$tmp/ran"
-tap $? "bench: numa-lat into the output directory, fault cost, the storm with --fills (exit $rc)"
+tap $? "bench: numa-lat into the output directory, the storm with --fills (exit $rc)"
+! grep -q "thp_faultcost\|thp_scenarios" "$tmp/ran" && grep -q "placement rows and fault cost # SKIP no --module" "$tmp/o5/output.log"
+tap $? "bench without --module: no placement or fault cost, and a skip that says why"
+[ "$(cat "$tmp/o5/kernel.txt" 2>/dev/null)" = "$(uname -r | sed 's/^\([0-9]*\.[0-9]*\).*/\1/') patched $(uname -r)" ] &&
+	[ -s "$tmp/o5/machine.txt" ] && [ -e "$tmp/o5/topology.txt" ]
+tap $? "bench: kernel.txt, machine.txt and topology.txt for the report ($(cat "$tmp/o5/kernel.txt" 2>/dev/null))"
+head -n 1 "$tmp/o5/report.md" 2>/dev/null | grep -q "^# make host-bench results" &&
+	echo "$out" | grep -q "^# host.sh: report in $tmp/o5/report.md"
+tap $? "bench: the report (report.sh --host), and where it is"
+
+machine 4
+rm -f "$tmp/ran"
+: >"$tmp/nodestate.ko"
+host bench --yes-this-machine --module "$tmp/nodestate.ko" --out "$tmp/o7" --compare "$tmp/o5"
+grep -q "thp_scenarios -m node-first,guest,legacy -r classes" "$tmp/ran" &&
+	grep -q "thp_faultcost -m node-first,guest,legacy -S FREE,FRAG,FAR" "$tmp/ran" &&
+	grep -q "patched: .*; patched: " "$tmp/o7/report.md" && grep -q "^insmod $tmp/nodestate.ko" "$tmp/ran"
+tap $? "bench with --module (insmod: a stand-in) and --compare: the placement rows and the fault cost, and both runs in the report (exit $rc)"
+
+machine 4
+host check --yes-this-machine --compare "$tmp/o5"
+[ "$rc" = 2 ] && echo "$out" | grep -q "refused: --compare is for bench" && unchanged
+tap $? "--compare with check: refused (exit $rc)"
+host bench --yes-this-machine --compare "$tmp"
+[ "$rc" = 2 ] && echo "$out" | grep -q "refused: --compare $tmp: not a host-bench directory" && unchanged
+tap $? "--compare with a directory that is no host-bench run: refused (exit $rc)"
 
 # Ctrl-C: INT to the whole process group, as a terminal sends it (a
 # background job of a script starts with INT ignored, which a shell cannot

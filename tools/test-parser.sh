@@ -232,6 +232,43 @@ else
 	tap 0 "report: the walk-cost plot, SVG and PNG # SKIP no gnuplot here"
 fi
 
+# ---- make host-bench's report (report.sh --host) ---------------------------
+# A host-bench directory as tools/host.sh bench writes it, its output.log
+# put together from recorded guest output (numa-lat, placement rows, fault
+# cost, storm), and the unpatched kernel's run as the other directory.
+H=$tmp/host
+HB=$tmp/host-unpatched
+mkdir "$H" "$HB"
+cat "$F/bench-numa-lat.output.log" "$F/recorded-check-patched-epyc4.output.log" \
+	"$F/bench-faultcost.output.log" "$F/bench-storm-patched.output.log" >"$H/output.log"
+echo "6.12 patched 6.12.118-thpnuma+" >"$H/kernel.txt"
+echo "cpu: stand-in, 4 CPUs" >"$H/machine.txt"
+printf 'name this machine, numa-lat\nD0 THP 0\nD0 4k 40\nD1 THP 30\nD1 4k 90\nD2 THP 100\nD2 4k 200\n' >"$H/numa-lat.cost"
+cp "$F/bench-storm-baseline.output.log" "$HB/output.log"
+echo "6.12 baseline 6.12.118" >"$HB/kernel.txt"
+PATH=/nonexistent-gnuplot:$PATH "$TOPDIR/tools/report.sh" --host "$H" "$HB" >"$tmp/host-report" 2>"$tmp/host-report.err"
+tap $? "report.sh --host makes a report from a host-bench directory and the other kernel's"
+[ "$tap_failed" = 0 ] || sed 's/^/# report.sh --host: /' "$tmp/host-report.err"
+is "host report: its title and what ran" "$(sed -n '1p;4p' "$tmp/host-report" | tr '\n' '#')" \
+	"# make host-bench results#topology, memory and timings (patched: 6.12.118-thpnuma+; baseline: 6.12.118).#"
+is "host report: the storm logs by the kernel.txt of each directory" \
+	"$(cd "$H" && ls storm-*.log | tr '\n' ' ')" "storm-6.12-baseline.log storm-6.12-patched.log "
+grep -q '^| patched | guest | 3 | 2 | 52011 | 37830 | 61480 | 4 | 11 | 99 | 30 | 1 (fill 2) |$' "$tmp/host-report"
+tap $? "host report: a mode's storm row, against the unpatched kernel's fills"
+grep -q '| FREE | node-first | 1.242 | 1.028 | 1.028-1.033 |' "$tmp/host-report"
+tap $? "host report: the fault-cost table from output.log"
+is "host report: placement.csv, the patched kernel's thp_scenarios records" \
+	"$(grep -c '^patched,' "$H/placement.csv")|$(grep -c '^baseline,' "$H/placement.csv")" \
+	"$(count "$F/recorded-check-patched-epyc4.output.log" placement)|0"
+is "host report: projected with the machine's own table only" \
+	"$(grep '^\*\*Cost table: ' "$tmp/host-report" | tr '\n' '#')" "**Cost table: this machine; numa-lat** ($H/numa-lat.cost)#"
+! grep -q "Why these columns are nearly flat\|QEMU guest under TCG" "$tmp/host-report"
+tap $? "host report: says nothing of emulation"
+rm "$HB/kernel.txt"
+"$TOPDIR/tools/report.sh" --host "$H" "$HB" >/dev/null 2>"$tmp/host-report.err"
+[ $? != 0 ] && grep -q "is not a make host-bench directory" "$tmp/host-report.err"
+tap $? "report.sh --host refuses another directory without kernel.txt"
+
 # ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
 mkdir "$tmp/bin"
 cp "$TOPDIR/mm-tests/kunit-results.sh" "$TOPDIR/tools/guest-output.awk" "$tmp/bin/"
