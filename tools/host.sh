@@ -267,6 +267,7 @@ if [ "$verb" = bench ]; then
 		else
 			echo "not ok - $prog: the report (tools/report.sh --host $out${compare:+ $compare}; see $out/report.log)"
 			tail -n 5 "$out/report.log" | sed 's/^/# /'
+			# shellcheck disable=SC2034 # read by the EXIT trap
 			failed=1
 		fi
 	else
