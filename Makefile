@@ -69,7 +69,7 @@ dry-run:
 	@tools/run-guest --dry-run --kernel $(FLAVOUR) --topo $(TOPO) --accel $(ACCEL) \
 		$(if $(MODE),--mode $(MODE)) -- true
 
-## deb           Debian packages of a kernel (bindeb-pkg) to install on a real machine: FLAVOUR=patched|baseline|debug, TREE=6.12|7.3, CONFIG=distro (default; DEB_CONFIG=file) or guest
+## deb           Debian packages of a kernel (bindeb-pkg) to install on a real machine: FLAVOUR=patched|baseline|debug, TREE=6.12|7.3, CONFIG=distro (default; DEB_CONFIG=file, LSMOD=file: only the modules a test machine's lsmod lists) or guest
 deb:
 	@tools/deb.sh --config $(or $(CONFIG),distro) $(FLAVOUR)
 

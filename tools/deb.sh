@@ -16,7 +16,9 @@
 #          signing keys are blanked (Debian's are not here), debug info is
 #          off, and NUMA and THP are checked on; the debug flavour adds
 #          debug.config's options.  A full distro build is long: on a
-#          2-core machine, hours.
+#          2-core machine, hours.  LSMOD=file (the test machine's lsmod
+#          output) keeps only the modules loaded there (kbuild's
+#          localmodconfig): what that machine boots with, in far less.
 # --config guest: the flavour's own minimal guest kernel (the one make
 #          check boots), packaged: minutes, and it boots only in the
 #          project's guest (no initramfs, virtio built in).
@@ -100,6 +102,14 @@ else
 			while read -r o; do sc --enable "$o"; done
 	fi
 	make -C "$tree" O="$DEB" olddefconfig >>"$LOG" 2>&1 || die "olddefconfig failed (log: $LOG)"
+	if [ -n "${LSMOD:-}" ]; then
+		[ -r "$LSMOD" ] || die "LSMOD=$LSMOD: no such file (the output of lsmod on the test machine)"
+		head -n 1 "$LSMOD" | grep -q '^Module ' ||
+			die "LSMOD=$LSMOD does not look like lsmod's output (no 'Module' header line)"
+		say "keeping the $(($(wc -l <"$LSMOD") - 1)) modules of $LSMOD (localmodconfig)"
+		yes '' | make -C "$tree" O="$DEB" LSMOD="$(cd "$(dirname "$LSMOD")" && pwd)/$(basename "$LSMOD")" \
+			localmodconfig >>"$LOG" 2>&1 || die "localmodconfig failed (log: $LOG)"
+	fi
 	for o in NUMA TRANSPARENT_HUGEPAGE; do
 		grep -qx "CONFIG_$o=y" "$DEB/.config" || die "CONFIG_$o did not stay on after olddefconfig (log: $LOG)"
 	done
