@@ -102,18 +102,23 @@ patched)
 	# a test killed in the middle cannot put its knobs back: host.sh must
 	( env --default-signal=INT host.sh check --yes-this-machine --quick --module "$module" \
 		--out "$tmp/killed" >"$tmp/killed.out" 2>&1; echo $? >"$tmp/killed.rc" ) &
-	# the first thp_scenarios, once it has changed a value: killed then
-	i=0 pid=
-	while [ "$i" -lt 300 ]; do
-		pid=$(pgrep -o -x thp_scenarios)
-		if [ -n "$pid" ]; then
+	# a thp_scenarios, once the values show it changed one: killed then.
+	# Reading the values takes a while on a busy host, and the one seen
+	# before may have ended meanwhile (and the next one changed them), so
+	# the kill goes to the one running after the read, and the loop goes
+	# on until a kill has found its process.
+	i=0 killed=
+	while [ "$i" -lt 300 ] && [ -z "$killed" ]; do
+		if pgrep -x thp_scenarios >/dev/null; then
 			values >"$tmp/during"
-			cmp -s "$tmp/before" "$tmp/during" || break
+			if ! cmp -s "$tmp/before" "$tmp/during"; then
+				pid=$(pgrep -o -x thp_scenarios)
+				[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && killed=$pid
+			fi
 		fi
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ -n "$pid" ] && kill -KILL "$pid"
 	wait
 	rc=$(cat "$tmp/killed.rc")
 	changed=0
