@@ -113,7 +113,10 @@ patched)
 			values >"$tmp/during"
 			if ! cmp -s "$tmp/before" "$tmp/during"; then
 				pid=$(pgrep -o -x thp_scenarios)
-				[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && killed=$pid
+				# what the killed one left changed is what host.sh
+				# must put back: read again after the kill
+				[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null && killed=$pid &&
+					values >"$tmp/during"
 			fi
 		fi
 		sleep 0.1

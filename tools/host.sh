@@ -105,8 +105,14 @@ if [ -n "$module" ] && [ ! -r "$module" ]; then
 fi
 if [ -n "$compare" ]; then
 	[ "$verb" = bench ] || refuse "--compare is for bench: it adds another host-bench run to the report"
-	[ -r "$compare/kernel.txt" ] && [ -s "$compare/output.log" ] ||
+	if [ -r "$compare/kernel.txt" ] && [ -s "$compare/output.log" ]; then
+		ck=$(cut -d' ' -f2 "$compare/kernel.txt")
+		if [ -n "$unpatched" ]; then k=baseline; else k=patched; fi
+		[ "$ck" != "$k" ] ||
+			refuse "--compare $compare is a run of the $ck kernel, as this one is: name the other kernel's run (patched against unpatched)"
+	else
 		refuse "--compare $compare: not a host-bench directory (no kernel.txt or output.log)"
+	fi
 fi
 if [ -n "$no" ]; then
 	printf '%s' "$no" | sed "s/^/$prog: refused: /" >&2
@@ -137,6 +143,9 @@ fi
 top=$(cd "$here/.." && pwd)
 if [ -z "$out" ] && [ "$verb" = bench ] && [ -x "$here/report.sh" ] && [ -w "$top" ]; then
 	out=$top/results/host-$(date +%Y%m%d-%H%M%S)
+	# root writes it, into a checkout that is someone's: theirs
+	owner=$(stat -c %u:%g "$top")
+	mkdir -p "$out" && chown "$owner" "$top/results" "$out" 2>/dev/null
 fi
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/thp-numa-host.XXXXXX")
 mkdir -p "$out" || exit 2
@@ -261,6 +270,8 @@ echo "# $prog: $(grep '^ok' "$out/output.log" | grep -vc '# SKIP') passed, $bad 
 # bench: the report, as make bench's (when report.sh is at hand: not in
 # the guest that plays the host)
 if [ "$verb" = bench ]; then
+	# the machine back as it was first: the report reads files only
+	restore
 	if [ -x "$here/report.sh" ]; then
 		if "$here/report.sh" --host "$out" ${compare:+"$compare"} >"$out/report.log" 2>&1; then
 			echo "# $prog: report in $out/report.md"
@@ -273,4 +284,5 @@ if [ "$verb" = bench ]; then
 	else
 		echo "# $prog: no report.sh beside $prog: output.log only (tools/report.sh --host $out makes the report)"
 	fi
+	[ -z "${owner:-}" ] || chown -R "$owner" "$out" 2>/dev/null
 fi

@@ -27,34 +27,51 @@ TOOL=report
 
 host=0
 case ${1:-} in --host) host=1; shift ;; esac
+# the unpatched kernel's name in the tables (host mode: its tree's)
+stock_name="stock 6.12"
 [ $# -ge 1 ] || die "usage: tools/report.sh RESULTS_DIR [extra.cost ...] | tools/report.sh --host RESULTS_DIR [OTHER_HOST_DIR]"
 R=$1
 shift
 [ -d "$R" ] || die "no results directory $R"
 if [ "$host" = 1 ]; then
 	[ $# -le 1 ] || die "--host takes one results directory and at most one other host-bench directory"
-	# host_inputs DIR: DIR's output.log as the report's inputs, named by
-	# the kernel that ran it
-	host_inputs() {
+	# host_kernel DIR: "TREE KERNEL RELEASE" of a host-bench directory, or die
+	# (checked for both directories before anything is written)
+	host_kernel() {
 		[ -r "$1/kernel.txt" ] && [ -s "$1/output.log" ] ||
 			die "$1 is not a make host-bench directory (no kernel.txt or output.log)"
-		read -r h_tree h_kernel h_release <"$1/kernel.txt"
-		case $h_kernel in patched | baseline) ;; *) die "$1/kernel.txt: kernel '$h_kernel', not patched or baseline" ;; esac
-		[ -z "$(guest_output "$1/output.log" usemem)" ] ||
-			cp "$1/output.log" "$R/storm-$h_tree-$h_kernel.log"
-		placement_csv "$h_kernel" "$1/output.log" >>"$R/placement.csv"
-		echo "$h_kernel: $h_release"
+		hk=$(head -n 1 "$1/kernel.txt")
+		case $hk in
+		*" patched "* | *" baseline "*) echo "$hk" ;;
+		*) die "$1/kernel.txt: '$hk' is not 'TREE patched|baseline RELEASE'" ;;
+		esac
 	}
-	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
-	rm -f "$R"/storm-*-*.log
-	kernels=$(host_inputs "$R")
-	[ $# = 0 ] || kernels="$kernels; $(host_inputs "$1")"
-	# the fault cost of the kernel of RESULTS_DIR
-	if [ -n "$(guest_output "$R/output.log" faultcost-ratio)" ]; then
-		cp "$R/output.log" "$R/faultcost.log"
-	else
-		rm -f "$R/faultcost.log"
+	k1=$(host_kernel "$R")
+	dirs=$R
+	if [ $# = 1 ]; then
+		k2=$(host_kernel "$1")
+		[ "$(echo "$k1" | cut -d' ' -f2)" != "$(echo "$k2" | cut -d' ' -f2)" ] ||
+			die "$R and $1 are both runs of the $(echo "$k1" | cut -d' ' -f2) kernel: the other directory must be the other kernel's run"
+		[ "$(echo "$k1" | cut -d' ' -f1)" = "$(echo "$k2" | cut -d' ' -f1)" ] ||
+			die "$R ($(echo "$k1" | cut -d' ' -f3)) and $1 ($(echo "$k2" | cut -d' ' -f3)) are different trees: compare the patched kernel with the unpatched kernel of its own tree"
+		dirs="$R $1"
 	fi
+	# each directory's output.log as the report's inputs, named by its kernel
+	echo "kernel,rows,mode,cpu_node,madvise,states,placement,classes" >"$R/placement.csv"
+	rm -f "$R"/storm-*-*.log "$R/faultcost.log"
+	kernels=
+	for d in $dirs; do
+		read -r h_tree h_kernel h_release <"$d/kernel.txt"
+		[ -z "$(guest_output "$d/output.log" usemem)" ] ||
+			cp "$d/output.log" "$R/storm-$h_tree-$h_kernel.log"
+		placement_csv "$h_kernel" "$d/output.log" >>"$R/placement.csv"
+		# the fault cost is the patched kernel's (its modes against legacy)
+		if [ "$h_kernel" = patched ] && [ -n "$(guest_output "$d/output.log" faultcost-ratio)" ]; then
+			cp "$d/output.log" "$R/faultcost.log"
+		fi
+		kernels="${kernels:+$kernels; }$h_kernel: $h_release"
+		stock_name="stock $h_tree"
+	done
 	[ "$(wc -l <"$R/placement.csv")" -gt 1 ] || rm -f "$R/placement.csv"
 	COSTS=
 	[ -s "$R/numa-lat.cost" ] && COSTS=$R/numa-lat.cost
@@ -94,12 +111,14 @@ placement_tables() {
 		echo "(no placement rows: make host-bench runs them with --module)"
 		return
 	fi
-	awk -F, "$(cat "$TOPDIR/tools/placement.awk")"'
+	# the sets and states in run order, of whichever kernel ran them (a
+	# host-bench run of the unpatched kernel alone has only its own)
+	awk -F, -v stock="$stock_name" "$(cat "$TOPDIR/tools/placement.awk")"'
 	NR == 1 { next }
 	{
 		set = $2 SUBSEP $4 SUBSEP $5
-		if ($1 == "patched" && !(set in seen)) { seen[set] = 1; sets[++ns] = set }
-		if ($1 == "patched" && !((set, $6) in seen_st)) { seen_st[set, $6] = 1; st[set, ++nst[set]] = $6 }
+		if (!(set in seen)) { seen[set] = 1; sets[++ns] = set }
+		if (!((set, $6) in seen_st)) { seen_st[set, $6] = 1; st[set, ++nst[set]] = $6 }
 		cell[$1 ":" $3, set, $6] = $7
 	}
 	END {
@@ -107,7 +126,7 @@ placement_tables() {
 		for (i = 1; i <= ns; i++) {
 			split(sets[i], g, SUBSEP)
 			printf("\n**rows %s, faults from node%s'"'"'s CPU, %s** (node states by zonelist position from node%s; later nodes FREE)\n\n", g[1], g[2], g[3], g[2])
-			print "| node states | node-first | guest | legacy | stock 6.12 | legacy = stock |"
+			print "| node states | node-first | guest | legacy | " stock " | legacy = stock |"
 			print "|---|---|---|---|---|---|"
 			for (j = 1; j <= nst[sets[i]]; j++) {
 				s = st[sets[i], j]
@@ -118,9 +137,10 @@ placement_tables() {
 					k = cols[c] SUBSEP sets[i] SUBSEP s
 					line = line " " ((k in cell) ? placement_short(cell[k], "mTHP") : "not run") " |"
 				}
-				pl = cell["patched:legacy", sets[i], s]
 				bk = "baseline:legacy" SUBSEP sets[i] SUBSEP s
-				same = !(bk in cell) ? "no baseline run" : (cell[bk] == pl ? "yes" : "**differs**")
+				pk = "patched:legacy" SUBSEP sets[i] SUBSEP s
+				# "in" first: reading an absent cell would create it
+				same = !(bk in cell) ? "no baseline run" : !(pk in cell) ? "no patched run" : (cell[bk] == cell[pk] ? "yes" : "**differs**")
 				print line " " same " |"
 			}
 		}
@@ -158,7 +178,7 @@ projection_tables() {
 			'index($0, n) == 1 { print substr($0, length(n) + 1) }' "$R/projection-filled.txt")
 		[ -z "$filled" ] || echo "This table has no 64K mTHP costs; the mTHP rows use the 4k cost of the same class ($filled): x86 maps a 64K folio with 4k PTEs, so the TLB sees 4k pages. Section 1's measured 64K column is the check on that."
 		echo
-		echo "| rows | cpu | madvise | node states | oracle | node-first | guest | legacy | stock 6.12 |"
+		echo "| rows | cpu | madvise | node states | oracle | node-first | guest | legacy | $stock_name |"
 		echo "|---|---|---|---|---|---|---|---|---|"
 		awk -F, -v t="$name" '
 			$1 != t { next }
@@ -605,14 +625,26 @@ storm_section() {
 	fi
 	fills=$(awk -F, 'NR > 1 && $4 > n { n = $4 } END { print n + 0 }' "$R/storm.csv")
 	echo
-	echo "thp_usemem -b: a region of 80% of guest memory (MADV_HUGEPAGE, defrag=always)"
-	echo "faulted from node 0's CPU with 1 GiB of swap on. During every fill a task bound"
+	if [ "$host" = 1 ]; then
+		echo "thp_usemem -b: a region of 80% of this machine's memory (MADV_HUGEPAGE,"
+		echo "defrag=always) faulted from node 0's CPU, with the machine's own swap. During"
+	else
+		echo "thp_usemem -b: a region of 80% of guest memory (MADV_HUGEPAGE, defrag=always)"
+		echo "faulted from node 0's CPU with 1 GiB of swap on. During"
+	fi
+	echo "every fill a task bound"
 	echo "to node 0 takes node 0 below its low watermark once, which wakes node 0's kswapd"
 	echo "while the fill goes on: the case under test. A fill whose neighbour did not fire"
 	echo "did not make it; it is counted and named, none is repeated or left out. Up to"
-	echo "$fills fills per mode: the patched kernel's modes take turns in one"
-	echo "boot (m1 m2 m3, m3 m2 m1, ...); the unpatched kernel of the same tree (stock)"
-	echo "fills in its own boot. Each boot starts with an untimed warm-up fill in legacy"
+	if [ "$host" = 1 ]; then
+		echo "$fills fills per mode: the modes one after another in one boot, the unpatched"
+		echo "kernel (stock) in its own boot of the same machine. Each run starts with an"
+		echo "untimed warm-up fill in legacy"
+	else
+		echo "$fills fills per mode: each mode of the patched kernel in a boot of its own, and"
+		echo "the unpatched kernel of the same tree (stock) in its own. Each boot starts with"
+		echo "an untimed warm-up fill in legacy"
+	fi
 	echo "mode, the stock path, and each fill waits for every kswapd to sleep first."
 	echo "Swap-outs are pswpout over the fill (4 KiB pages), kswapd passes pageoutrun,"
 	echo "compaction stalls compact_stall; THP % and node 0 % are the region's, page by page."
@@ -691,7 +723,7 @@ storm_section() {
 	echo "## 3. Placement by scenario"
 	echo
 	echo "Share of a 16 MiB region by distance class and page size, measured page"
-	echo "by page (move_pages, PAGEMAP_SCAN, kpageflags); 'stock 6.12' is the"
+	echo "by page (move_pages, PAGEMAP_SCAN, kpageflags); '$stock_name' is the"
 	echo "unpatched baseline kernel."
 	[ -s "$R/placement-tap.txt" ] && { echo; cat "$R/placement-tap.txt"; }
 	placement_tables
@@ -711,7 +743,7 @@ storm_section() {
 	echo
 	echo "## 7. Projected access latency"
 	echo
-	[ "$host" = 0 ] || echo "The cost table is this machine's own, measured by numa-lat above (numa-lat.cost)."
+	[ "$host" = 0 ] || [ -z "$COSTS" ] || echo "The cost table is this machine's own, measured by numa-lat above (numa-lat.cost)."
 	[ -n "$COSTS" ] || { echo; echo "(no projection: it needs placement rows and a cost table)"; }
 	echo "Each measured placement above, weighed with a cost table (% over local"
 	echo "THP per distance class and page size). The oracle is the cheapest page"

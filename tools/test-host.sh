@@ -166,14 +166,25 @@ head -n 1 "$tmp/o5/report.md" 2>/dev/null | grep -q "^# make host-bench results"
 	echo "$out" | grep -q "^# host.sh: report in $tmp/o5/report.md"
 tap $? "bench: the report (report.sh --host), and where it is"
 
+NOKNOB=1 machine 4
+host bench --yes-this-machine --unpatched --out "$tmp/o8"
+[ "$rc" = 0 ] && unchanged && [ "$(cut -d' ' -f2 "$tmp/o8/kernel.txt")" = baseline ]
+tap $? "bench of the unpatched reference: kernel.txt says baseline (exit $rc)"
+
 machine 4
 rm -f "$tmp/ran"
 : >"$tmp/nodestate.ko"
-host bench --yes-this-machine --module "$tmp/nodestate.ko" --out "$tmp/o7" --compare "$tmp/o5"
-grep -q "thp_scenarios -m node-first,guest,legacy -r classes" "$tmp/ran" &&
+host bench --yes-this-machine --module "$tmp/nodestate.ko" --out "$tmp/o7" --compare "$tmp/o8"
+[ "$rc" = 0 ] && unchanged && grep -q "thp_scenarios -m node-first,guest,legacy -r classes" "$tmp/ran" &&
 	grep -q "thp_faultcost -m node-first,guest,legacy -S FREE,FRAG,FAR" "$tmp/ran" &&
-	grep -q "patched: .*; patched: " "$tmp/o7/report.md" && grep -q "^insmod $tmp/nodestate.ko" "$tmp/ran"
-tap $? "bench with --module (insmod: a stand-in) and --compare: the placement rows and the fault cost, and both runs in the report (exit $rc)"
+	grep -q "patched: .*; baseline: " "$tmp/o7/report.md" && grep -q "^insmod $tmp/nodestate.ko" "$tmp/ran" &&
+	grep -q "^rmmod" "$tmp/ran"
+tap $? "bench with --module (insmod, rmmod: stand-ins) and --compare of the unpatched run: the placement rows, the fault cost, both kernels in the report (exit $rc)"
+
+machine 4
+host bench --yes-this-machine --compare "$tmp/o5"
+[ "$rc" = 2 ] && echo "$out" | grep -q "refused: --compare $tmp/o5 is a run of the patched kernel, as this one is" && unchanged
+tap $? "--compare with a run of the same kernel: refused before anything runs (exit $rc)"
 
 machine 4
 host check --yes-this-machine --compare "$tmp/o5"

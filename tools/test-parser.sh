@@ -264,10 +264,33 @@ is "host report: projected with the machine's own table only" \
 	"$(grep '^\*\*Cost table: ' "$tmp/host-report" | tr '\n' '#')" "**Cost table: this machine; numa-lat** ($H/numa-lat.cost)#"
 ! grep -q "Why these columns are nearly flat\|QEMU guest under TCG" "$tmp/host-report"
 tap $? "host report: says nothing of emulation"
+grep -q '^| node states | node-first | guest | legacy | stock 6.12 | legacy = stock |$' "$tmp/host-report"
+tap $? "host report: the unpatched column named by the runs' tree"
+echo "6.18 patched 6.18.2-thpnuma+" >"$H/kernel.txt"
+echo "6.18 baseline 6.18.2" >"$HB/kernel.txt"
+"$TOPDIR/tools/report.sh" --host "$H" "$HB" >"$tmp/host-report" 2>&1 &&
+	grep -q '| stock 6.18 | legacy = stock |$' "$tmp/host-report" && ! grep -q 'stock 6\.12' "$tmp/host-report"
+tap $? "host report: a 6.18 machine's unpatched kernel is 'stock 6.18'"
+echo "6.18 patched 6.18.2-other" >"$HB/kernel.txt"
+"$TOPDIR/tools/report.sh" --host "$H" "$HB" >/dev/null 2>"$tmp/host-report.err"
+[ $? != 0 ] && grep -q "are both runs of the patched kernel" "$tmp/host-report.err" && [ -s "$H/storm-6.18-patched.log" ]
+tap $? "report.sh --host refuses two runs of one kernel, before it removes anything"
+echo "6.12 baseline 6.12.118" >"$HB/kernel.txt"
+"$TOPDIR/tools/report.sh" --host "$H" "$HB" >/dev/null 2>"$tmp/host-report.err"
+[ $? != 0 ] && grep -q "are different trees" "$tmp/host-report.err"
+tap $? "report.sh --host refuses the unpatched run of another tree"
 rm "$HB/kernel.txt"
 "$TOPDIR/tools/report.sh" --host "$H" "$HB" >/dev/null 2>"$tmp/host-report.err"
 [ $? != 0 ] && grep -q "is not a make host-bench directory" "$tmp/host-report.err"
 tap $? "report.sh --host refuses another directory without kernel.txt"
+# the unpatched kernel's run alone: its placement rows make the tables
+mkdir "$tmp/host-alone"
+grep -v "^# faultcost" "$H/output.log" >"$tmp/host-alone/output.log"
+echo "6.12 baseline 6.12.118" >"$tmp/host-alone/kernel.txt"
+"$TOPDIR/tools/report.sh" --host "$tmp/host-alone" >"$tmp/host-report" 2>&1 &&
+	grep -q '^| FRAG,FREE | not run | not run | not run | D1 THP | no patched run |$' "$tmp/host-report" &&
+	grep -q "(no fault-cost run)" "$tmp/host-report"
+tap $? "host report of the unpatched kernel alone: its placement column, no fault cost"
 
 # ---- KUnit, from a kernel log, in the guest's kunit-results.sh -------------
 mkdir "$tmp/bin"
