@@ -243,7 +243,14 @@ static void run_row(const char *mode, bool madv, int cpu_node, size_t len,
 	for (i = 0; i < n; i++)
 		if (st[i] == LOW && wsf_default[0])
 			write_file(WSF, "400");
-	for (i = 0; i < n; i++)
+	/*
+	 * Farthest first, the CPU's node last: what this process frees on
+	 * its CPU while the other nodes are set (and each set drains every
+	 * CPU's lists) lands on that node, and once lifted a FULL node0
+	 * 642 pages back above its low watermark after the 15 other nodes
+	 * of an hpe16 row were set.
+	 */
+	for (i = n - 1; i >= 0; i--)
 		if (st[i] != FREE && node_state_set(walk[i], st[i])) {
 			tap_result(false, "%s # precondition: cannot set node%d %s (is nodestate.ko loaded?)",
 				   desc, walk[i], nstate_name[st[i]]);
