@@ -50,10 +50,16 @@ if [ "$host" = 1 ]; then
 	dirs=$R
 	if [ $# = 1 ]; then
 		k2=$(host_kernel "$1")
-		[ "$(echo "$k1" | cut -d' ' -f2)" != "$(echo "$k2" | cut -d' ' -f2)" ] ||
-			die "$R and $1 are both runs of the $(echo "$k1" | cut -d' ' -f2) kernel: the other directory must be the other kernel's run"
-		[ "$(echo "$k1" | cut -d' ' -f1)" = "$(echo "$k2" | cut -d' ' -f1)" ] ||
-			die "$R ($(echo "$k1" | cut -d' ' -f3)) and $1 ($(echo "$k2" | cut -d' ' -f3)) are different trees: compare the patched kernel with the unpatched kernel of its own tree"
+		read -r t1 n1 r1 <<-EOF
+			$k1
+		EOF
+		read -r t2 n2 r2 <<-EOF
+			$k2
+		EOF
+		[ "$n1" != "$n2" ] ||
+			die "$R and $1 are both runs of the $n1 kernel: the other directory must be the other kernel's run"
+		[ "$t1" = "$t2" ] ||
+			die "$R ($r1) and $1 ($r2) are different trees: compare the patched kernel with the unpatched kernel of its own tree"
 		dirs="$R $1"
 	fi
 	# each directory's output.log as the report's inputs, named by its kernel
