@@ -76,6 +76,8 @@ SYS_NODE=${HOST_SYS_NODE:-/sys/devices/system/node}
 VM=${HOST_VM:-/proc/sys/vm}
 
 # ---- refusals: all of them, before anything is written ---------------------
+# the kernel this run is of, as kernel.txt and --compare name it
+if [ -n "$unpatched" ]; then kernel=baseline; else kernel=patched; fi
 mem_nodes() {
 	n=0
 	for d in "$SYS_NODE"/node[0-9]*; do
@@ -107,8 +109,7 @@ if [ -n "$compare" ]; then
 	[ "$verb" = bench ] || refuse "--compare is for bench: it adds another host-bench run to the report"
 	if [ -r "$compare/kernel.txt" ] && [ -s "$compare/output.log" ]; then
 		ck=$(cut -d' ' -f2 "$compare/kernel.txt")
-		if [ -n "$unpatched" ]; then k=baseline; else k=patched; fi
-		[ "$ck" != "$k" ] ||
+		[ "$ck" != "$kernel" ] ||
 			refuse "--compare $compare is a run of the $ck kernel, as this one is: name the other kernel's run (patched against unpatched)"
 	else
 		refuse "--compare $compare: not a host-bench directory (no kernel.txt or output.log)"
@@ -152,7 +153,6 @@ mkdir -p "$out" || exit 2
 # what ran where, for the report: "TREE KERNEL RELEASE", the machine, the SLIT
 release=$(uname -r)
 tree=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
-if [ -n "$unpatched" ]; then kernel=baseline; else kernel=patched; fi
 echo "${tree:-unknown} $kernel $release" >"$out/kernel.txt"
 {
 	echo "kernel: $release ($kernel), $(date -u '+%Y-%m-%d %H:%M UTC')"
