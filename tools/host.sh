@@ -87,6 +87,14 @@ mem_nodes() {
 	done
 	echo "$n"
 }
+# what makes two runs one machine's: its CPUs and its SLIT, row by row
+# (kernel.txt says which kernel; memory sizes move a little with it)
+machine_key() {
+	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(grep -c '^processor' /proc/cpuinfo) CPUs"
+	for d in "$SYS_NODE"/node[0-9]*; do
+		[ -r "$d/distance" ] && echo "${d##*/}: $(cat "$d/distance")"
+	done
+}
 no=
 refuse() { no="$no$1
 "; }
@@ -111,6 +119,8 @@ if [ -n "$compare" ]; then
 		ck=$(cut -d' ' -f2 "$compare/kernel.txt")
 		[ "$ck" != "$kernel" ] ||
 			refuse "--compare $compare is a run of the $ck kernel, as this one is: name the other kernel's run (patched against unpatched)"
+		[ "$(machine_key)" = "$(cat "$compare/machine.key" 2>/dev/null)" ] ||
+			refuse "--compare $compare ran on another machine (its machine.key, CPUs and SLIT, is not this one's): compare two kernels on one machine"
 	else
 		refuse "--compare $compare: not a host-bench directory (no kernel.txt or output.log)"
 	fi
@@ -160,6 +170,7 @@ echo "${tree:-unknown} $kernel $release" >"$out/kernel.txt"
 	echo "memory nodes: $nodes"
 	echo "command line: $(cat /proc/cmdline 2>/dev/null)"
 } >"$out/machine.txt"
+machine_key >"$out/machine.key"
 if command -v numactl >/dev/null 2>&1; then
 	numactl -H >"$out/topology.txt" 2>&1
 else

@@ -60,6 +60,8 @@ if [ "$host" = 1 ]; then
 			die "$R and $1 are both runs of the $n1 kernel: the other directory must be the other kernel's run"
 		[ "$t1" = "$t2" ] ||
 			die "$R ($r1) and $1 ($r2) are different trees: compare the patched kernel with the unpatched kernel of its own tree"
+		[ -s "$R/machine.key" ] && cmp -s "$R/machine.key" "$1/machine.key" ||
+			die "$R and $1 are not runs on one machine (machine.key, its CPUs and SLIT, differs or is missing): compare two kernels on one machine"
 		dirs="$R $1"
 	fi
 	# each directory's output.log as the report's inputs, named by its kernel
@@ -687,6 +689,24 @@ storm_section() {
 		echo '```'
 		cat "$R/machine.txt" 2>/dev/null || echo "(machine not recorded)"
 		echo '```'
+		echo
+		# a run that was not clean says so before any table, check by check
+		for d in $dirs; do
+			read -r _ h_kernel _ <"$d/kernel.txt"
+			guest_output "$d/output.log" tap,exited,bail | awk -F'\t' -v k="$h_kernel" '
+				$1 == "tap" && $2 == "fail" { print "- " k ": not ok - " $3 }
+				$1 == "tap" && $2 == "skip" { print "- " k ": skipped - " $3 " (" $4 ")" }
+				$1 == "exited" { print "- " k ": " $2 " exited " $3 }
+				$1 == "bail" { print "- " k ": " $2 }'
+		done >"$R/checks-not-passed.txt"
+		if [ -s "$R/checks-not-passed.txt" ]; then
+			echo "**Not every check passed.** The tables below include what these checks measured:"
+			echo
+			cat "$R/checks-not-passed.txt"
+		else
+			echo "Every check of the run$([ "$dirs" = "$R" ] || echo s) passed."
+		fi
+		rm -f "$R/checks-not-passed.txt"
 		echo
 		echo "## 1. Topology"
 	else

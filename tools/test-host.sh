@@ -30,6 +30,12 @@ machine() { # machine NODES
 	done
 	mkdir "$tmp/m/node/node$i"		# a memory-less node
 	printf 'Node %d MemTotal:       0 kB\n' "$i" >"$tmp/m/node/node$i/meminfo"
+	# the SLIT: 10 local, ${FAR:-20} remote
+	for d in "$tmp/m/node"/node*; do
+		n=${d##*node}
+		awk -v n="$n" -v last="$i" -v far="${FAR:-20}" \
+			'BEGIN { for (j = 0; j <= last; j++) printf("%s%d", j ? " " : "", j == n ? 10 : far); print "" }' >"$d/distance"
+	done
 	echo "always [madvise] never" >"$tmp/m/thp/enabled"
 	echo "always defer defer+madvise [madvise] never" >"$tmp/m/thp/defrag"
 	echo 10000 >"$tmp/m/thp/khugepaged/scan_sleep_millisecs"
@@ -165,6 +171,15 @@ tap $? "bench: kernel.txt, machine.txt and topology.txt for the report ($(cat "$
 head -n 1 "$tmp/o5/report.md" 2>/dev/null | grep -q "^# make host-bench results" &&
 	echo "$out" | grep -q "^# host.sh: report in $tmp/o5/report.md"
 tap $? "bench: the report (report.sh --host), and where it is"
+grep -q "^- patched: skipped - host.sh: placement rows and fault cost (no --module" "$tmp/o5/report.md" &&
+	! grep -q "^Every check" "$tmp/o5/report.md"
+tap $? "bench: the report lists the skipped check before its tables"
+[ "$(sed -n 2p "$tmp/o5/machine.key")" = "node0: 10 20 20 20 20" ]
+tap $? "bench: machine.key has the SLIT ($(sed -n 2p "$tmp/o5/machine.key"))"
+STANDIN_DO=fail host bench --yes-this-machine --out "$tmp/o6"
+[ "$rc" = 1 ] && grep -q "^\*\*Not every check passed" "$tmp/o6/report.md" &&
+	grep -q "^- patched: not ok - stand-in failure" "$tmp/o6/report.md"
+tap $? "bench with a failed check: the report says so before its tables (exit $rc)"
 
 NOKNOB=1 machine 4
 host bench --yes-this-machine --unpatched --out "$tmp/o8"
@@ -193,6 +208,19 @@ tap $? "--compare with check: refused (exit $rc)"
 host bench --yes-this-machine --compare "$tmp"
 [ "$rc" = 2 ] && echo "$out" | grep -q "refused: --compare $tmp: not a host-bench directory" && unchanged
 tap $? "--compare with a directory that is no host-bench run: refused (exit $rc)"
+NOKNOB=1 FAR=32 machine 4
+host bench --yes-this-machine --unpatched --compare "$tmp/o5"
+[ "$rc" = 2 ] && echo "$out" | grep -q "refused: --compare $tmp/o5 ran on another machine" && unchanged
+tap $? "--compare with a run on another machine (another SLIT): refused (exit $rc)"
+rc=0
+"$TOPDIR/tools/report.sh" --host "$tmp/o7" "$tmp/o5" >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q "are both runs of the patched kernel" "$tmp/out"
+tap $? "report.sh --host with two runs of one kernel: refused (exit $rc)"
+cp -r "$tmp/o8" "$tmp/o9" && sed -i 's/^node0: .*/node0: 10 32 32 32 32/' "$tmp/o9/machine.key"
+rc=0
+"$TOPDIR/tools/report.sh" --host "$tmp/o7" "$tmp/o9" >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q "are not runs on one machine" "$tmp/out"
+tap $? "report.sh --host with another machine's run: refused (exit $rc)"
 
 # Ctrl-C: INT to the whole process group, as a terminal sends it (a
 # background job of a script starts with INT ignored, which a shell cannot
