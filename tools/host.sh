@@ -166,7 +166,7 @@ tree=$(echo "$release" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
 echo "${tree:-unknown} $kernel $release" >"$out/kernel.txt"
 {
 	echo "kernel: $release ($kernel), $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(grep -c '^processor' /proc/cpuinfo) CPUs"
+	machine_key | head -n 1
 	echo "memory nodes: $nodes"
 	echo "command line: $(cat /proc/cmdline 2>/dev/null)"
 } >"$out/machine.txt"

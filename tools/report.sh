@@ -691,22 +691,21 @@ storm_section() {
 		echo '```'
 		echo
 		# a run that was not clean says so before any table, check by check
-		for d in $dirs; do
+		not_passed=$(for d in $dirs; do
 			read -r _ h_kernel _ <"$d/kernel.txt"
 			guest_output "$d/output.log" tap,exited,bail | awk -F'\t' -v k="$h_kernel" '
 				$1 == "tap" && $2 == "fail" { print "- " k ": not ok - " $3 }
 				$1 == "tap" && $2 == "skip" { print "- " k ": skipped - " $3 " (" $4 ")" }
 				$1 == "exited" { print "- " k ": " $2 " exited " $3 }
 				$1 == "bail" { print "- " k ": " $2 }'
-		done >"$R/checks-not-passed.txt"
-		if [ -s "$R/checks-not-passed.txt" ]; then
+		done)
+		if [ -n "$not_passed" ]; then
 			echo "**Not every check passed.** The tables below include what these checks measured:"
 			echo
-			cat "$R/checks-not-passed.txt"
+			echo "$not_passed"
 		else
 			echo "Every check of the run$([ "$dirs" = "$R" ] || echo s) passed."
 		fi
-		rm -f "$R/checks-not-passed.txt"
 		echo
 		echo "## 1. Topology"
 	else
